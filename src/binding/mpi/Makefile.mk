@@ -1,0 +1,17 @@
+# The drop-in library's MPI_* entry points over PMPI.
+librmaib_mpi_la_SOURCES += \
+	src/binding/mpi/host.c \
+	src/binding/mpi/handles.h \
+	src/binding/mpi/handles.c \
+	src/binding/mpi/errors.h \
+	src/binding/mpi/errors.c \
+	src/binding/mpi/datatype.h \
+	src/binding/mpi/datatype.c \
+	src/binding/mpi/win.c \
+	src/binding/mpi/rma.c \
+	src/binding/mpi/sync.c
+noinst_HEADERS += \
+	src/include/rmaib.h \
+	src/include/rmaib_host.h \
+	src/include/rmaib_layout.h \
+	src/include/rmaib_win.h

@@ -1,0 +1,70 @@
+/*
+ * rmaib's errors as MPI error codes.  Each rmaib error gets a code of the matching
+ * MPI class with its own message (MPI_Add_error_code/string), so MPI_Error_class
+ * gives the standard class and MPI_Error_string says what rmaib found.
+ */
+#include <stddef.h>
+#include "errors.h"
+
+static const struct {
+    int cls;
+    const char *msg;
+} table[] = {
+    [RMAIB_OK] = { MPI_SUCCESS, NULL },
+    [RMAIB_ERR_ARG] = { MPI_ERR_ARG, "rmaib: invalid argument" },
+    [RMAIB_ERR_RANK] = { MPI_ERR_RANK, "rmaib: rank outside the window's group" },
+    [RMAIB_ERR_COUNT] = { MPI_ERR_COUNT, "rmaib: negative count" },
+    [RMAIB_ERR_TYPE] = { MPI_ERR_TYPE, "rmaib: invalid datatype, or origin and target data differ in size" },
+    [RMAIB_ERR_DISP] = { MPI_ERR_DISP, "rmaib: invalid displacement unit" },
+    [RMAIB_ERR_SIZE] = { MPI_ERR_SIZE, "rmaib: invalid window size" },
+    [RMAIB_ERR_OP] = { MPI_ERR_OP, "rmaib: operation not allowed for this datatype or call" },
+    [RMAIB_ERR_LOCKTYPE] = { MPI_ERR_LOCKTYPE, "rmaib: lock type is neither MPI_LOCK_SHARED nor MPI_LOCK_EXCLUSIVE" },
+    [RMAIB_ERR_ASSERT] = { MPI_ERR_ASSERT, "rmaib: assertion bits not valid for this call" },
+    [RMAIB_ERR_RMA_SYNC] = { MPI_ERR_RMA_SYNC, "rmaib: call not allowed in the window's current epoch" },
+    [RMAIB_ERR_RMA_RANGE] = { MPI_ERR_RMA_RANGE, "rmaib: access outside the target's window (nothing was written)" },
+    [RMAIB_ERR_RMA_ATTACH] = { MPI_ERR_RMA_ATTACH, "rmaib: region overlaps an attached one, is not attached, or the table is full" },
+    [RMAIB_ERR_RMA_FLAVOR] = { MPI_ERR_RMA_FLAVOR, "rmaib: call not valid for this window flavor" },
+    [RMAIB_ERR_RMA_SHARED] = { MPI_ERR_RMA_SHARED, "rmaib: the ranks of a shared-memory window cannot share memory" },
+    [RMAIB_ERR_NO_MEM] = { MPI_ERR_NO_MEM, "rmaib: out of memory or shared-memory space" },
+    [RMAIB_ERR_TRANSPORT] = { MPI_ERR_OTHER, "rmaib: no transport reaches a peer, or a transport failed" },
+    [RMAIB_ERR_INTERN] = { MPI_ERR_INTERN, "rmaib: internal error" },
+};
+
+enum { NERR = sizeof table / sizeof table[0] };
+static int codes[NERR];
+static int have_codes;
+
+static void make_codes(void)
+{
+    for (int e = 1; e < NERR; e++) {
+        int code;
+        codes[e] = table[e].cls;
+        if (PMPI_Add_error_code(table[e].cls, &code) == MPI_SUCCESS
+            && PMPI_Add_error_string(code, (char *) table[e].msg) == MPI_SUCCESS)
+            codes[e] = code;
+    }
+    have_codes = 1;
+}
+
+int rmaib_mpi_code(int rerr)
+{
+    if (rerr == RMAIB_OK)
+        return MPI_SUCCESS;
+    if (rerr < 0 || rerr >= NERR)
+        rerr = RMAIB_ERR_INTERN;
+    if (!have_codes)
+        make_codes();
+    return codes[rerr];
+}
+
+int rmaib_mpi_win_error(rmaib_mpi_win_t *bw, int code)
+{
+    PMPI_Win_call_errhandler(bw->shadow, code);
+    return code;
+}
+
+int rmaib_mpi_comm_error(MPI_Comm comm, int code)
+{
+    PMPI_Comm_call_errhandler(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, code);
+    return code;
+}

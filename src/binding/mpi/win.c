@@ -1,0 +1,217 @@
+/*
+ * Window entry points of the drop-in library: the four creation calls, free,
+ * attach/detach, shared_query, and the predefined attributes and info that rmaib
+ * answers itself.  Everything else about a window (names, keyvals, error handlers,
+ * groups) is the host's, on the shadow handle.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "errors.h"
+#include "handles.h"
+#include "rmaib_host.h"
+
+static int mpi_flavor(int f)
+{
+    switch (f) {
+    case RMAIB_FLAVOR_CREATE:
+        return MPI_WIN_FLAVOR_CREATE;
+    case RMAIB_FLAVOR_ALLOCATE:
+        return MPI_WIN_FLAVOR_ALLOCATE;
+    case RMAIB_FLAVOR_DYNAMIC:
+        return MPI_WIN_FLAVOR_DYNAMIC;
+    default:
+        return MPI_WIN_FLAVOR_SHARED;
+    }
+}
+
+static const char *flavor_name(int f)
+{
+    static const char *names[] = { "?", "create", "allocate", "dynamic", "shared" };
+    return f >= 1 && f <= 4 ? names[f] : "?";
+}
+
+/* Info keys rmaib reads at creation: rmaib_lock=tas|mcs, alloc_shared_noncontig. */
+static int info_flag(MPI_Info info, const char *key, const char *yes)
+{
+    char val[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+    if (info == MPI_INFO_NULL)
+        return 0;
+    PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, val, &flag);
+    return flag && strcmp(val, yes) == 0;
+}
+
+static int create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                  void *base, void *baseptr, MPI_Win *win)
+{
+    int rank, nranks, rc;
+    if (comm == MPI_COMM_NULL)
+        return rmaib_mpi_comm_error(MPI_COMM_WORLD, MPI_ERR_COMM);
+    if (!win)
+        return rmaib_mpi_comm_error(comm, MPI_ERR_ARG);
+    if (size < 0)
+        return rmaib_mpi_comm_error(comm, rmaib_mpi_code(RMAIB_ERR_SIZE));
+    if (disp_unit <= 0)
+        return rmaib_mpi_comm_error(comm, rmaib_mpi_code(RMAIB_ERR_DISP));
+
+    rmaib_mpi_win_t *bw = calloc(1, sizeof *bw);
+    if (!bw)
+        return rmaib_mpi_comm_error(comm, MPI_ERR_NO_MEM);
+    rc = PMPI_Comm_dup(comm, &bw->comm);
+    if (rc != MPI_SUCCESS) {
+        free(bw);
+        return rmaib_mpi_comm_error(comm, rc);
+    }
+    PMPI_Comm_rank(bw->comm, &rank);
+    PMPI_Comm_size(bw->comm, &nranks);
+
+    rmaib_init();
+    rmaib_win_args_t a = {
+        .flavor = flavor, .hcomm = &bw->comm, .rank = rank, .nranks = nranks,
+        .base = base, .size = (size_t) size, .disp_unit = disp_unit,
+        .lock_alg = rmaib_config.lock_alg,
+        .noncontig = info_flag(info, "alloc_shared_noncontig", "true"),
+    };
+    if (info_flag(info, "rmaib_lock", "mcs"))
+        a.lock_alg = RMAIB_LOCKALG_MCS;
+    else if (info_flag(info, "rmaib_lock", "tas"))
+        a.lock_alg = RMAIB_LOCKALG_TAS;
+
+    int rerr = rmaib_win_create(&a, &bw->core);
+    if (rerr != RMAIB_OK) {
+        PMPI_Comm_free(&bw->comm);
+        free(bw);
+        return rmaib_mpi_comm_error(comm, rmaib_mpi_code(rerr));
+    }
+    rc = PMPI_Win_create(NULL, 0, 1, info, comm, &bw->shadow);
+    if (rc == MPI_SUCCESS)
+        rc = rmaib_mpi_win_insert(bw);
+    if (rc != MPI_SUCCESS) {
+        rmaib_win_free(bw->core);
+        PMPI_Comm_free(&bw->comm);
+        free(bw);
+        return rmaib_mpi_comm_error(comm, rc);
+    }
+    bw->attr_base = rmaib_win_base(bw->core);
+    bw->attr_size = (MPI_Aint) rmaib_win_size(bw->core);
+    bw->attr_disp_unit = rmaib_win_disp_unit(bw->core);
+    bw->attr_flavor = mpi_flavor(flavor);
+    bw->attr_model = MPI_WIN_UNIFIED;
+    if (baseptr)
+        *(void **) baseptr = bw->attr_base;
+    *win = bw->shadow;
+    if (rmaib_config.verbose)
+        rmaib_host_say("rmaib: window flavor=%s size=%zu disp_unit=%d ranks=%d backend=%s lock=%s",
+                       flavor_name(flavor), (size_t) size, bw->attr_disp_unit, nranks,
+                       rmaib_win_describe(bw->core),
+                       rmaib_win_lock_alg(bw->core) == RMAIB_LOCKALG_MCS ? "mcs" : "tas");
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                   MPI_Win *win)
+{
+    return create(RMAIB_FLAVOR_CREATE, size, disp_unit, info, comm, base, NULL, win);
+}
+
+int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                     MPI_Win *win)
+{
+    return create(RMAIB_FLAVOR_ALLOCATE, size, disp_unit, info, comm, NULL, baseptr, win);
+}
+
+int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                            void *baseptr, MPI_Win *win)
+{
+    return create(RMAIB_FLAVOR_SHARED, size, disp_unit, info, comm, NULL, baseptr, win);
+}
+
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    return create(RMAIB_FLAVOR_DYNAMIC, 0, 1, info, comm, NULL, NULL, win);
+}
+
+int MPI_Win_free(MPI_Win *win)
+{
+    if (!win)
+        return rmaib_mpi_comm_error(MPI_COMM_WORLD, MPI_ERR_ARG);
+    LOOKUP(*win, bw);
+    int rerr = rmaib_win_free(bw->core);
+    if (rerr != RMAIB_OK)
+        return rmaib_mpi_win_ret(bw, rerr);
+    rmaib_mpi_win_remove(bw->shadow);
+    int rc = PMPI_Win_free(&bw->shadow);  /* runs the user's attribute delete callbacks */
+    PMPI_Comm_free(&bw->comm);
+    free(bw);
+    *win = MPI_WIN_NULL;
+    return rc;
+}
+
+int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+    LOOKUP(win, bw);
+    if (size < 0)
+        return rmaib_mpi_win_ret(bw, RMAIB_ERR_SIZE);
+    return rmaib_mpi_win_ret(bw, rmaib_win_attach(bw->core, base, (size_t) size));
+}
+
+int MPI_Win_detach(MPI_Win win, const void *base)
+{
+    LOOKUP(win, bw);
+    return rmaib_mpi_win_ret(bw, rmaib_win_detach(bw->core, base));
+}
+
+int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+{
+    LOOKUP(win, bw);
+    size_t sz = 0;
+    void *base = NULL;
+    int rerr = rmaib_win_shared_query(bw->core, rank == MPI_PROC_NULL ? -1 : rank, &sz,
+                                      disp_unit, &base);
+    if (rerr == RMAIB_OK) {
+        *size = (MPI_Aint) sz;
+        *(void **) baseptr = base;
+    }
+    return rmaib_mpi_win_ret(bw, rerr);
+}
+
+int MPI_Win_get_attr(MPI_Win win, int keyval, void *attr_val, int *flag)
+{
+    LOOKUP(win, bw);
+    void *v;
+    switch (keyval) {
+    case MPI_WIN_BASE:
+        v = bw->attr_base;
+        break;
+    case MPI_WIN_SIZE:
+        v = &bw->attr_size;
+        break;
+    case MPI_WIN_DISP_UNIT:
+        v = &bw->attr_disp_unit;
+        break;
+    case MPI_WIN_CREATE_FLAVOR:
+        v = &bw->attr_flavor;
+        break;
+    case MPI_WIN_MODEL:
+        v = &bw->attr_model;
+        break;
+    default:
+        return PMPI_Win_get_attr(win, keyval, attr_val, flag);
+    }
+    *(void **) attr_val = v;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+/* The host's info for the shadow window, plus the keys rmaib itself honours. */
+int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+    LOOKUP(win, bw);
+    int rc = PMPI_Win_get_info(win, info_used);
+    if (rc != MPI_SUCCESS)
+        return rmaib_mpi_win_error(bw, rc);
+    PMPI_Info_set(*info_used, "rmaib_lock",
+                  rmaib_win_lock_alg(bw->core) == RMAIB_LOCKALG_MCS ? "mcs" : "tas");
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,122 @@
+/*
+ * rmaib core interface: what a binding (the PMPI drop-in library or the MPICH ch4
+ * glue) calls.  Everything here is MPI-free: ranks are ranks of the window's group,
+ * datatypes arrive as layouts, and errors come back as rmaib_err_t for the binding
+ * to turn into MPI error classes.
+ */
+#ifndef RMAIB_H_INCLUDED
+#define RMAIB_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+#include "rmaib_layout.h"
+
+typedef struct rmaib_win rmaib_win_t;
+
+typedef enum rmaib_err {
+    RMAIB_OK = 0,
+    RMAIB_ERR_ARG,          /* a bad argument without a more precise class */
+    RMAIB_ERR_RANK,         /* target rank outside the window's group */
+    RMAIB_ERR_COUNT,        /* negative count */
+    RMAIB_ERR_TYPE,         /* bad or uncommitted datatype, or type mismatch */
+    RMAIB_ERR_DISP,         /* bad displacement or displacement unit */
+    RMAIB_ERR_SIZE,         /* bad window size */
+    RMAIB_ERR_OP,           /* operation not allowed here */
+    RMAIB_ERR_LOCKTYPE,     /* lock type neither shared nor exclusive */
+    RMAIB_ERR_ASSERT,       /* assertion bits not valid for this call */
+    RMAIB_ERR_RMA_SYNC,     /* call outside or against the current epoch */
+    RMAIB_ERR_RMA_RANGE,    /* access outside the target's window */
+    RMAIB_ERR_RMA_ATTACH,   /* dynamic attach/detach misuse */
+    RMAIB_ERR_RMA_FLAVOR,   /* call not valid for this window flavor */
+    RMAIB_ERR_RMA_SHARED,   /* shared-memory window over ranks that cannot share memory */
+    RMAIB_ERR_NO_MEM,       /* out of memory or of shared-memory space */
+    RMAIB_ERR_TRANSPORT,    /* no transport reaches a peer, or a transport failed */
+    RMAIB_ERR_INTERN        /* a bug in rmaib */
+} rmaib_err_t;
+
+/* Window flavors, lock types and assertion bits; bindings map MPI's values onto these. */
+enum { RMAIB_FLAVOR_CREATE = 1, RMAIB_FLAVOR_ALLOCATE, RMAIB_FLAVOR_DYNAMIC, RMAIB_FLAVOR_SHARED };
+enum { RMAIB_LOCK_NONE = 0, RMAIB_LOCK_SHARED = 1, RMAIB_LOCK_EXCLUSIVE = 2 };
+enum {
+    RMAIB_MODE_NOCHECK = 1, RMAIB_MODE_NOSTORE = 2, RMAIB_MODE_NOPUT = 4,
+    RMAIB_MODE_NOPRECEDE = 8, RMAIB_MODE_NOSUCCEED = 16
+};
+enum { RMAIB_LOCKALG_TAS = 0, RMAIB_LOCKALG_MCS = 1 };
+
+/* Reduction operations of the accumulate family. */
+typedef enum rmaib_op {
+    RMAIB_OP_SUM = 1, RMAIB_OP_PROD, RMAIB_OP_MAX, RMAIB_OP_MIN,
+    RMAIB_OP_LAND, RMAIB_OP_LOR, RMAIB_OP_LXOR, RMAIB_OP_BAND, RMAIB_OP_BOR, RMAIB_OP_BXOR,
+    RMAIB_OP_MAXLOC, RMAIB_OP_MINLOC, RMAIB_OP_REPLACE, RMAIB_OP_NO_OP,
+    RMAIB_OP_COUNT
+} rmaib_op_t;
+
+/* Flags for data movement calls. */
+enum { RMAIB_OP_REQUEST = 1 };   /* MPI_R*: allowed only in a passive-target epoch */
+
+typedef struct rmaib_win_args {
+    int flavor;
+    void *hcomm;            /* host communicator: rmaib_host_* calls get it back */
+    int rank, nranks;       /* this process in the window's group, and the group's size */
+    void *base;             /* RMAIB_FLAVOR_CREATE: the user's memory */
+    size_t size;            /* bytes this rank exposes (0 for dynamic) */
+    int disp_unit;
+    int lock_alg;           /* RMAIB_LOCKALG_* (info key rmaib_lock) */
+    int noncontig;          /* shared windows: info alloc_shared_noncontig */
+} rmaib_win_args_t;
+
+/* Process-wide set-up, idempotent; the first window creation calls it. */
+int rmaib_init(void);
+void rmaib_finalize(void);
+
+/* Window lifetime (collective over the group). */
+int rmaib_win_create(const rmaib_win_args_t *args, rmaib_win_t **win);
+int rmaib_win_free(rmaib_win_t *win);
+int rmaib_win_attach(rmaib_win_t *win, void *base, size_t size);
+int rmaib_win_detach(rmaib_win_t *win, const void *base);
+int rmaib_win_shared_query(rmaib_win_t *win, int rank, size_t *size, int *disp_unit, void **base);
+
+/* What the binding reports as attributes and in RMAIB_VERBOSE lines. */
+void *rmaib_win_base(const rmaib_win_t *win);
+size_t rmaib_win_size(const rmaib_win_t *win);
+int rmaib_win_disp_unit(const rmaib_win_t *win);
+int rmaib_win_flavor(const rmaib_win_t *win);
+int rmaib_win_lock_alg(const rmaib_win_t *win);
+const char *rmaib_win_describe(const rmaib_win_t *win);   /* "shm", "ofi", "shm+ofi" */
+
+/* Data movement. */
+int rmaib_put(rmaib_win_t *win, const void *obuf, size_t ocount, const rmaib_layout_t *olay,
+              int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tlay, int flags);
+int rmaib_get(rmaib_win_t *win, void *obuf, size_t ocount, const rmaib_layout_t *olay,
+              int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tlay, int flags);
+
+/* Passive target. */
+int rmaib_lock(rmaib_win_t *win, int lock_type, int target, int assert);
+int rmaib_unlock(rmaib_win_t *win, int target);
+int rmaib_lock_all(rmaib_win_t *win, int assert);
+int rmaib_unlock_all(rmaib_win_t *win);
+int rmaib_flush(rmaib_win_t *win, int target);
+int rmaib_flush_all(rmaib_win_t *win);
+int rmaib_flush_local(rmaib_win_t *win, int target);
+int rmaib_flush_local_all(rmaib_win_t *win);
+int rmaib_win_sync(rmaib_win_t *win);
+
+/* Active target: ranks are ranks of the window's group. */
+int rmaib_fence(rmaib_win_t *win, int assert);
+int rmaib_post(rmaib_win_t *win, const int *ranks, int n, int assert);
+int rmaib_start(rmaib_win_t *win, const int *ranks, int n, int assert);
+int rmaib_complete(rmaib_win_t *win);
+int rmaib_wait(rmaib_win_t *win);
+int rmaib_test(rmaib_win_t *win, int *flag);
+
+/* Configuration read from RMAIB_* variables once, at rmaib_init. */
+typedef struct rmaib_config {
+    int verbose;            /* RMAIB_VERBOSE */
+    int node_size;          /* RMAIB_NODE_SIZE: 0 = real nodes */
+    const char *transport;  /* RMAIB_TRANSPORT: auto, shm, ofi */
+    int lock_alg;           /* RMAIB_LOCK: default lock algorithm */
+} rmaib_config_t;
+
+extern rmaib_config_t rmaib_config;
+
+#endif

@@ -1,0 +1,187 @@
+/*
+ * Core-private window state: the window, its peers, the control block every rank
+ * exposes, and the epoch bookkeeping the synchronisation files share.
+ */
+#ifndef RMAIB_WIN_H_INCLUDED
+#define RMAIB_WIN_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdatomic.h>
+#include "rmaib.h"
+#include "../mpid/ch4/netmod/rmaib/transport.h"
+
+#define RMAIB_CACHELINE 64
+#define RMAIB_FENCE_ROUNDS 32        /* dissemination rounds: enough for 2^32 ranks */
+#define RMAIB_MAX_ATTACH 256         /* attached regions per dynamic window and rank */
+
+/* Lock word of a target (struct rmaib_ctrl.lock): shared holders in the low half,
+ * writers waiting for readers to drain in bits 32..47, the writer bit on top.  A
+ * waiting writer makes new readers back off, so a stream of readers cannot starve it. */
+#define RMAIB_LOCK_SHARED_ONE   UINT64_C(1)
+#define RMAIB_LOCK_SHARED_MASK  UINT64_C(0x00000000ffffffff)
+#define RMAIB_LOCK_WAIT_ONE     (UINT64_C(1) << 32)
+#define RMAIB_LOCK_WAIT_MASK    UINT64_C(0x0000ffff00000000)
+#define RMAIB_LOCK_WRITER       (UINT64_C(1) << 62)
+
+/* Global word on the window's master (rank 0): lock_all holders in the high half,
+ * processes holding at least one exclusive lock in the low half (as foMPI). */
+#define RMAIB_GLOBAL_ALL_ONE    (UINT64_C(1) << 32)
+#define RMAIB_GLOBAL_ALL_MASK   UINT64_C(0xffffffff00000000)
+#define RMAIB_GLOBAL_EXCL_ONE   UINT64_C(1)
+#define RMAIB_GLOBAL_EXCL_MASK  UINT64_C(0x00000000ffffffff)
+
+typedef struct rmaib_attach_region {
+    uint64_t base, size;
+} rmaib_attach_region_t;
+
+/* The control block: remotely accessible by every peer.  Words that different
+ * ranks hammer sit on separate cache lines.  Two arrays follow the fixed part: the
+ * post bitvector (one bit per rank, set by the targets that posted to this origin)
+ * and one MCS queue node per target, because a process may hold or wait for
+ * exclusive locks on several targets at once and each queue links its own node. */
+struct rmaib_ctrl {
+    _Alignas(RMAIB_CACHELINE) uint64_t lock;        /* this target's reader-writer lock */
+    _Alignas(RMAIB_CACHELINE) uint64_t global_lock; /* used on the master only */
+    _Alignas(RMAIB_CACHELINE) uint64_t acc_lock;    /* serialises locked accumulates */
+    _Alignas(RMAIB_CACHELINE) uint64_t mcs_tail;    /* MCS queue tail: rank + 1, 0 = empty */
+    _Alignas(RMAIB_CACHELINE) uint64_t complete_count; /* PSCW: completes received */
+    _Alignas(RMAIB_CACHELINE) uint64_t fence_flag[RMAIB_FENCE_ROUNDS];
+    _Alignas(RMAIB_CACHELINE) uint64_t attach_gen;  /* odd while the table changes */
+    uint64_t attach_n;
+    rmaib_attach_region_t attach[RMAIB_MAX_ATTACH];
+    _Alignas(RMAIB_CACHELINE) uint64_t post_bits[];
+};
+
+/* MCS queue node of this process for one target's queue. */
+typedef struct rmaib_mcs_node {
+    uint64_t next;      /* successor rank + 1, 0 = none yet */
+    uint64_t locked;    /* 1 while waiting; the predecessor writes 0 to hand over */
+} rmaib_mcs_node_t;
+
+#define RMAIB_CTRL_OFF(field) offsetof(struct rmaib_ctrl, field)
+
+static inline size_t rmaib_ctrl_post_words(int nranks)
+{
+    return ((size_t) nranks + 63) / 64;
+}
+
+static inline size_t rmaib_ctrl_mcs_off(int nranks, int target)
+{
+    return sizeof(struct rmaib_ctrl) + rmaib_ctrl_post_words(nranks) * sizeof(uint64_t)
+        + (size_t) target * sizeof(rmaib_mcs_node_t);
+}
+
+static inline size_t rmaib_ctrl_size(int nranks)
+{
+    size_t s = rmaib_ctrl_mcs_off(nranks, nranks);
+    return (s + 4095) & ~(size_t) 4095;
+}
+
+/* What the core knows of one peer. */
+typedef struct rmaib_peer {
+    const rmaib_tp_ops_t *tp;   /* data movement to this peer */
+    void *tpp;                  /* that backend's per-peer state */
+    uint64_t size;              /* peer's window size in bytes */
+    int disp_unit;
+    int node;                   /* node index, equal for peers that share memory */
+    int pid;
+    uint64_t base;              /* peer's window base in its own address space */
+    uint8_t lock_type;          /* RMAIB_LOCK_* this process holds on the peer */
+} rmaib_peer_t;
+
+/* Access epoch kinds. FENCE_ISSUED: a fence opened an epoch that no operation has
+ * used yet, so the window may still move on to lock or PSCW (as MPICH does). */
+enum {
+    RMAIB_ACCESS_NONE = 0, RMAIB_ACCESS_FENCE_ISSUED, RMAIB_ACCESS_FENCE,
+    RMAIB_ACCESS_START, RMAIB_ACCESS_LOCK, RMAIB_ACCESS_LOCK_ALL
+};
+enum { RMAIB_EXPOSURE_NONE = 0, RMAIB_EXPOSURE_FENCE, RMAIB_EXPOSURE_POST };
+/* A rank's place in the current start group: not in it, in it but its post not yet
+ * consumed, or post consumed (or MPI_MODE_NOCHECK). */
+enum { RMAIB_START_OUT = 0, RMAIB_START_WAITING, RMAIB_START_READY };
+/* peer.lock_type carries this bit when the lock was taken with MPI_MODE_NOCHECK. */
+#define RMAIB_LOCK_NOCHECK_BIT 0x80
+
+struct rmaib_win {
+    int flavor;
+    int rank, nranks;
+    void *hcomm;
+    void *base;
+    size_t size;
+    int disp_unit;
+    int lock_alg;
+    int noncontig;
+    int mynode, nnodes;         /* node of this rank; number of nodes in the group */
+
+    rmaib_peer_t *peers;        /* nranks entries */
+    const rmaib_tp_ops_t *atp;  /* the one transport for every control-block atomic */
+    struct rmaib_ctrl *my_ctrl; /* own control block, for local polling */
+    const rmaib_tp_ops_t *tps[2]; /* distinct transports in use, for flush_all/progress */
+    int ntps;
+    void *shm;                  /* shm backend's window state */
+    void *ofi;                  /* ofi backend's window state */
+
+    /* epochs */
+    int access, exposure;
+    int nlocks;                 /* locks held on single targets */
+    int excl_count;             /* exclusive locks held: counted once on the master */
+    int lock_all_nocheck;       /* lock_all was taken with MPI_MODE_NOCHECK */
+    int fence_nosucceed;        /* last fence said NOSUCCEED */
+    uint64_t fence_epoch;
+    int *start_ranks, nstart;   /* PSCW access group */
+    uint8_t *start_state;       /* per rank: RMAIB_START_* */
+    int npost;                  /* PSCW exposure group size */
+
+    char describe[32];
+};
+
+/* Waiting: spin briefly, then yield, then sleep in growing steps (tests run 8 ranks on
+ * 2 cores, so a spinner must give its core to the rank it is waiting for). */
+typedef struct rmaib_backoff {
+    unsigned n;
+} rmaib_backoff_t;
+
+void rmaib_backoff(rmaib_backoff_t *b);
+
+static inline void rmaib_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static inline uint64_t rmaib_load(const uint64_t *p)
+{
+    return atomic_load_explicit((_Atomic uint64_t *) p, memory_order_acquire);
+}
+
+/* Control-block atomics through the window's atomics transport. */
+static inline int rmaib_ctrl_op(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
+                                uint64_t operand, uint64_t compare, uint64_t *result)
+{
+    return w->atp->ctrl_atomic(w, peer, off, op, operand, compare, result);
+}
+
+/* Shared between the synchronisation files. */
+int rmaib_epoch_check_target(rmaib_win_t *w, int target, int flags);
+int rmaib_flush_issued(rmaib_win_t *w);
+int rmaib_dynamic_range_ok(rmaib_win_t *w, int target, uint64_t lo, uint64_t hi);
+
+/* The hot half of the epoch check: a passive epoch covering target. */
+static inline int rmaib_epoch_ok(rmaib_win_t *w, int target, int flags)
+{
+    if (w->access == RMAIB_ACCESS_LOCK_ALL
+        || (w->access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type))
+        return RMAIB_OK;
+    return rmaib_epoch_check_target(w, target, flags);
+}
+int rmaib_pscw_wait_post(rmaib_win_t *w, int target);
+int rmaib_mcs_acquire(rmaib_win_t *w, int target);
+int rmaib_mcs_release(rmaib_win_t *w, int target);
+int rmaib_global_excl_enter(rmaib_win_t *w);
+int rmaib_global_excl_leave(rmaib_win_t *w);
+
+#endif

@@ -1,0 +1,6 @@
+# src/locks: passive-target locks on remote atomics.
+librmaib_mpi_la_SOURCES += \
+	src/locks/lock.c \
+	src/locks/tas.c \
+	src/locks/mcs.c \
+	src/locks/lock_all.c

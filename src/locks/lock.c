@@ -1,0 +1,78 @@
+/*
+ * MPI_Win_lock / MPI_Win_unlock on one target: the epoch rules, then the lock word
+ * (test-and-set, or the MCS queue for exclusive locks on rmaib_lock=mcs windows).
+ * The lock is held when rmaib_lock returns, so it is held before any operation of
+ * the epoch takes effect.
+ */
+#include "rmaib_win.h"
+
+int rmaib_tas_acquire_shared(rmaib_win_t *w, int target);
+int rmaib_tas_acquire_exclusive(rmaib_win_t *w, int target);
+int rmaib_tas_release(rmaib_win_t *w, int target, int lock_type);
+
+int rmaib_lock(rmaib_win_t *w, int lock_type, int target, int assert)
+{
+    int rc = RMAIB_OK;
+    if (lock_type != RMAIB_LOCK_SHARED && lock_type != RMAIB_LOCK_EXCLUSIVE)
+        return RMAIB_ERR_LOCKTYPE;
+    if (target < 0 || target >= w->nranks)
+        return RMAIB_ERR_RANK;
+    if (assert & ~RMAIB_MODE_NOCHECK)
+        return RMAIB_ERR_ASSERT;
+    if (w->access != RMAIB_ACCESS_NONE && w->access != RMAIB_ACCESS_FENCE_ISSUED
+        && w->access != RMAIB_ACCESS_LOCK)
+        return RMAIB_ERR_RMA_SYNC;
+    if (w->peers[target].lock_type)
+        return RMAIB_ERR_RMA_SYNC;
+
+    if (!(assert & RMAIB_MODE_NOCHECK)) {
+        if (lock_type == RMAIB_LOCK_SHARED) {
+            rc = rmaib_tas_acquire_shared(w, target);
+        } else {
+            if (w->excl_count == 0)
+                rc = rmaib_global_excl_enter(w);
+            if (rc != RMAIB_OK)
+                return rc;
+            rc = w->lock_alg == RMAIB_LOCKALG_MCS ? rmaib_mcs_acquire(w, target)
+                : rmaib_tas_acquire_exclusive(w, target);
+            if (rc != RMAIB_OK) {
+                if (w->excl_count == 0)
+                    rmaib_global_excl_leave(w);
+                return rc;
+            }
+            w->excl_count++;
+        }
+        if (rc != RMAIB_OK)
+            return rc;
+    }
+    w->peers[target].lock_type = (uint8_t) (lock_type
+                                            | (assert & RMAIB_MODE_NOCHECK ? RMAIB_LOCK_NOCHECK_BIT : 0));
+    w->nlocks++;
+    w->access = RMAIB_ACCESS_LOCK;
+    return RMAIB_OK;
+}
+
+int rmaib_unlock(rmaib_win_t *w, int target)
+{
+    if (target < 0 || target >= w->nranks)
+        return RMAIB_ERR_RANK;
+    int held = w->peers[target].lock_type;
+    if (w->access != RMAIB_ACCESS_LOCK || !held)
+        return RMAIB_ERR_RMA_SYNC;
+    int type = held & ~RMAIB_LOCK_NOCHECK_BIT;
+    int rc = w->peers[target].tp->flush(w, target);
+    if (rc == RMAIB_OK && !(held & RMAIB_LOCK_NOCHECK_BIT)) {
+        if (type == RMAIB_LOCK_SHARED) {
+            rc = rmaib_tas_release(w, target, type);
+        } else {
+            rc = w->lock_alg == RMAIB_LOCKALG_MCS ? rmaib_mcs_release(w, target)
+                : rmaib_tas_release(w, target, type);
+            if (--w->excl_count == 0 && rc == RMAIB_OK)
+                rc = rmaib_global_excl_leave(w);
+        }
+    }
+    w->peers[target].lock_type = RMAIB_LOCK_NONE;
+    if (--w->nlocks == 0)
+        w->access = RMAIB_ACCESS_NONE;
+    return rc;
+}

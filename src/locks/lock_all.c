@@ -1,0 +1,70 @@
+/*
+ * The two-level global word on the window's master (rank 0), as in foMPI: lock_all
+ * holders count in the high half, processes holding at least one exclusive lock in
+ * the low half.  lock_all costs O(1) atomics whatever the group size; an exclusive
+ * locker pays one extra atomic, once, however many targets it locks.
+ *
+ * Both sides announce themselves with a fetch-add and undo it when the other side is
+ * present, so neither waits while holding its share of the word.
+ */
+#include "rmaib_win.h"
+
+enum { MASTER = 0 };
+static const size_t GLOBAL = RMAIB_CTRL_OFF(global_lock);
+
+static int global_acquire(rmaib_win_t *w, uint64_t mine, uint64_t theirs)
+{
+    rmaib_backoff_t bo = { 0 };
+    for (;;) {
+        uint64_t old;
+        int rc = rmaib_ctrl_op(w, MASTER, GLOBAL, RMAIB_AOP_FADD, mine, 0, &old);
+        if (rc != RMAIB_OK || !(old & theirs))
+            return rc;
+        rc = rmaib_ctrl_op(w, MASTER, GLOBAL, RMAIB_AOP_FADD, -mine, 0, NULL);
+        if (rc != RMAIB_OK)
+            return rc;
+        do {
+            rmaib_backoff(&bo);
+            rc = rmaib_ctrl_op(w, MASTER, GLOBAL, RMAIB_AOP_READ, 0, 0, &old);
+        } while (rc == RMAIB_OK && (old & theirs));
+        if (rc != RMAIB_OK)
+            return rc;
+    }
+}
+
+int rmaib_global_excl_enter(rmaib_win_t *w)
+{
+    return global_acquire(w, RMAIB_GLOBAL_EXCL_ONE, RMAIB_GLOBAL_ALL_MASK);
+}
+
+int rmaib_global_excl_leave(rmaib_win_t *w)
+{
+    return rmaib_ctrl_op(w, MASTER, GLOBAL, RMAIB_AOP_FADD, -RMAIB_GLOBAL_EXCL_ONE, 0, NULL);
+}
+
+int rmaib_lock_all(rmaib_win_t *w, int assert)
+{
+    if (assert & ~RMAIB_MODE_NOCHECK)
+        return RMAIB_ERR_ASSERT;
+    if (w->access != RMAIB_ACCESS_NONE && w->access != RMAIB_ACCESS_FENCE_ISSUED)
+        return RMAIB_ERR_RMA_SYNC;
+    if (!(assert & RMAIB_MODE_NOCHECK)) {
+        int rc = global_acquire(w, RMAIB_GLOBAL_ALL_ONE, RMAIB_GLOBAL_EXCL_MASK);
+        if (rc != RMAIB_OK)
+            return rc;
+    }
+    w->lock_all_nocheck = (assert & RMAIB_MODE_NOCHECK) != 0;
+    w->access = RMAIB_ACCESS_LOCK_ALL;
+    return RMAIB_OK;
+}
+
+int rmaib_unlock_all(rmaib_win_t *w)
+{
+    if (w->access != RMAIB_ACCESS_LOCK_ALL)
+        return RMAIB_ERR_RMA_SYNC;
+    int rc = rmaib_flush_issued(w);
+    if (rc == RMAIB_OK && !w->lock_all_nocheck)
+        rc = rmaib_ctrl_op(w, MASTER, GLOBAL, RMAIB_AOP_FADD, -RMAIB_GLOBAL_ALL_ONE, 0, NULL);
+    w->access = RMAIB_ACCESS_NONE;
+    return rc;
+}

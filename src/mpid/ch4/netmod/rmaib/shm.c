@@ -1,0 +1,388 @@
+/*
+ * The shared-memory backend: the fast path within a node.
+ *
+ * Each window gets one POSIX shared-memory segment per node, created by the node's
+ * lowest rank and mapped by every rank of the node.  It holds the control blocks of
+ * all local ranks and, for MPI_Win_allocate and MPI_Win_allocate_shared, their
+ * window memory, so Put and Get to a local peer are memcpy and control-word atomics
+ * are CPU atomics.  Memory the user brought (MPI_Win_create, dynamic windows) is
+ * reached with process_vm_readv/writev, without the target's help.
+ *
+ * The segment is created mode 0600 and unlinked as soon as every local rank has
+ * mapped it, so a crash leaves nothing behind in /dev/shm.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include "rmaib_win.h"
+#include "rmaib_host.h"
+
+typedef struct shm_peer {
+    char *ctrl;         /* peer's control block, mapped */
+    int direct;         /* data reachable with loads and stores at dbase + offset */
+    uintptr_t dbase;
+    pid_t pid;          /* otherwise process_vm_* into pid at va + offset */
+    uint64_t va;
+} shm_peer_t;
+
+typedef struct shm_win {
+    void *seg;
+    size_t seg_size;
+    shm_peer_t peers[];
+} shm_win_t;
+
+#define SHM_NAME_LEN 48
+
+typedef struct shm_hello {
+    int status;         /* RMAIB_OK or the leader's error */
+    char name[SHM_NAME_LEN];
+} shm_hello_t;
+
+static unsigned long shm_seq;
+
+static size_t align_up(size_t v, size_t a)
+{
+    return (v + a - 1) / a * a;
+}
+
+/* Every rank must agree on failure, or some would map while others bail out. */
+static int agree(rmaib_win_t *w, int mine)
+{
+    int *all = malloc(sizeof(int) * (size_t) w->nranks);
+    if (!all)
+        return RMAIB_ERR_NO_MEM;
+    int rc = rmaib_host_allgather(w->hcomm, &mine, all, sizeof(int));
+    for (int r = 0; rc == RMAIB_OK && r < w->nranks; r++)
+        if (all[r] != RMAIB_OK)
+            rc = all[r];
+    free(all);
+    return rc;
+}
+
+static int shm_win_init(rmaib_win_t *w)
+{
+    int p = w->nranks, rc = RMAIB_OK;
+    size_t csize = rmaib_ctrl_size(p);
+    int has_data = w->flavor == RMAIB_FLAVOR_ALLOCATE || w->flavor == RMAIB_FLAVOR_SHARED;
+    int leader = -1;
+    shm_hello_t hello = { RMAIB_OK, "" }, *hellos = NULL;
+    size_t *data_off = NULL;
+    int fd = -1;
+
+    shm_win_t *s = calloc(1, sizeof *s + sizeof(shm_peer_t) * (size_t) p);
+    data_off = calloc((size_t) p, sizeof *data_off);
+    hellos = malloc(sizeof *hellos * (size_t) p);
+    if (!s || !data_off || !hellos)
+        hello.status = RMAIB_ERR_NO_MEM;
+    if (w->flavor == RMAIB_FLAVOR_SHARED && w->nnodes > 1)
+        hello.status = RMAIB_ERR_RMA_SHARED;   /* every rank sees the same node map */
+
+    /* Layout: the local control blocks, then (page-aligned) the local window memory.
+     * Shared windows are contiguous by default: rank r+1's memory starts right after
+     * rank r's.  Otherwise each part starts on its own cache line or page. */
+    size_t off = 0;
+    if (hello.status == RMAIB_OK) {
+        for (int r = 0; r < p; r++)
+            if (w->peers[r].node == w->mynode) {
+                if (leader < 0)
+                    leader = r;
+                s->peers[r].ctrl = (char *) off;   /* fixed up after mmap */
+                off += csize;
+            }
+        off = align_up(off, 4096);
+        for (int r = 0; has_data && r < p; r++)
+            if (w->peers[r].node == w->mynode) {
+                if (w->flavor == RMAIB_FLAVOR_ALLOCATE)
+                    off = align_up(off, RMAIB_CACHELINE);
+                else if (w->noncontig)
+                    off = align_up(off, 4096);
+                data_off[r] = off;
+                off += w->peers[r].size;
+            }
+        s->seg_size = align_up(off ? off : 1, 4096);
+    }
+
+    if (hello.status == RMAIB_OK && w->rank == leader) {
+        for (int tries = 0; tries < 2; tries++) {
+            snprintf(hello.name, sizeof hello.name, "/rmaib.%d.%lu", (int) getpid(), shm_seq++);
+            fd = shm_open(hello.name, O_RDWR | O_CREAT | O_EXCL, 0600);
+            if (fd >= 0 || errno != EEXIST)
+                break;
+            shm_unlink(hello.name);     /* stale name from a recycled pid */
+        }
+        if (fd < 0 || ftruncate(fd, (off_t) s->seg_size) != 0) {
+            rmaib_host_say("rmaib: cannot create a %zu-byte shared segment: %s", s->seg_size,
+                           strerror(errno));
+            hello.status = RMAIB_ERR_NO_MEM;
+        }
+    }
+    rc = rmaib_host_allgather(w->hcomm, &hello, hellos, sizeof hello);
+    if (rc == RMAIB_OK)
+        for (int r = 0; r < p; r++)
+            if (hellos[r].status != RMAIB_OK)
+                rc = hellos[r].status;
+    if (rc != RMAIB_OK)
+        goto fn_fail;
+
+    int mine = RMAIB_OK;
+    if (fd < 0)
+        fd = shm_open(hellos[leader].name, O_RDWR, 0600);
+    if (fd < 0) {
+        mine = RMAIB_ERR_NO_MEM;
+    } else {
+        s->seg = mmap(NULL, s->seg_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+        if (s->seg == MAP_FAILED) {
+            s->seg = NULL;
+            mine = RMAIB_ERR_NO_MEM;
+        }
+        close(fd);
+        fd = -1;
+    }
+    rc = agree(w, mine);        /* doubles as "everyone has mapped it" */
+    if (w->rank == leader)
+        shm_unlink(hellos[leader].name);
+    if (rc != RMAIB_OK)
+        goto fn_fail;
+
+    for (int r = 0; r < p; r++) {
+        shm_peer_t *sp = &s->peers[r];
+        if (w->peers[r].node != w->mynode)
+            continue;
+        sp->ctrl = (char *) s->seg + (uintptr_t) sp->ctrl;
+        sp->pid = w->peers[r].pid;
+        if (has_data) {
+            sp->direct = 1;
+            sp->dbase = (uintptr_t) s->seg + data_off[r];
+        } else if (r == w->rank) {
+            sp->direct = 1;     /* own memory: dynamic offsets are addresses */
+            sp->dbase = w->flavor == RMAIB_FLAVOR_DYNAMIC ? 0 : (uintptr_t) w->base;
+        } else {
+            sp->va = w->flavor == RMAIB_FLAVOR_DYNAMIC ? 0 : w->peers[r].base;
+        }
+        if (w->peers[r].tp == &rmaib_shm_ops)
+            w->peers[r].tpp = sp;
+    }
+    w->my_ctrl = (struct rmaib_ctrl *) s->peers[w->rank].ctrl;
+    if (has_data) {
+        w->base = (void *) s->peers[w->rank].dbase;
+        for (int r = 0; r < p; r++)
+            if (w->peers[r].node == w->mynode)
+                w->peers[r].base = s->peers[r].dbase;
+    }
+    w->shm = s;
+    free(data_off);
+    free(hellos);
+    return RMAIB_OK;
+
+  fn_fail:
+    if (fd >= 0)
+        close(fd);
+    if (w->rank == leader && hello.name[0])
+        shm_unlink(hello.name);
+    if (s && s->seg)
+        munmap(s->seg, s->seg_size);
+    free(s);
+    free(data_off);
+    free(hellos);
+    return rc;
+}
+
+static void shm_win_fini(rmaib_win_t *w)
+{
+    shm_win_t *s = w->shm;
+    if (!s)
+        return;
+    munmap(s->seg, s->seg_size);
+    free(s);
+    w->shm = NULL;
+}
+
+/* process_vm_* may move fewer bytes than asked (an iovec boundary); go on from there. */
+static int pvm(pid_t pid, int write, struct iovec *l, size_t nl, struct iovec *r, size_t nr)
+{
+    while (nl > 0 && nr > 0) {
+        size_t cl = nl > IOV_MAX ? IOV_MAX : nl, cr = nr > IOV_MAX ? IOV_MAX : nr;
+        ssize_t n = write ? process_vm_writev(pid, l, cl, r, cr, 0)
+            : process_vm_readv(pid, l, cl, r, cr, 0);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            rmaib_host_say("rmaib: process_vm_%s to pid %d failed: %s", write ? "writev" : "readv",
+                           (int) pid, strerror(errno));
+            return RMAIB_ERR_TRANSPORT;
+        }
+        for (size_t done = (size_t) n; done > 0;) {     /* advance both lists by n bytes */
+            size_t k = done < l->iov_len ? done : l->iov_len;
+            l->iov_base = (char *) l->iov_base + k;
+            l->iov_len -= k;
+            done -= k;
+            if (l->iov_len == 0) {
+                l++;
+                nl--;
+            }
+        }
+        for (size_t done = (size_t) n; done > 0;) {
+            size_t k = done < r->iov_len ? done : r->iov_len;
+            r->iov_base = (char *) r->iov_base + k;
+            r->iov_len -= k;
+            done -= k;
+            if (r->iov_len == 0) {
+                r++;
+                nr--;
+            }
+        }
+        while (nl > 0 && l->iov_len == 0) {
+            l++;
+            nl--;
+        }
+        while (nr > 0 && r->iov_len == 0) {
+            r++;
+            nr--;
+        }
+        if (n == 0 && nl > 0)
+            return RMAIB_ERR_TRANSPORT;
+    }
+    return RMAIB_OK;
+}
+
+static int shm_xferv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t n, int write)
+{
+    shm_peer_t *sp = w->peers[peer].tpp;
+    if (sp->direct) {
+        for (size_t i = 0; i < n; i++) {
+            char *remote = (char *) (sp->dbase + segs[i].roff);
+            if (write)
+                memcpy(remote, segs[i].laddr, segs[i].len);
+            else
+                memcpy(segs[i].laddr, remote, segs[i].len);
+        }
+        return RMAIB_OK;
+    }
+    enum { BATCH = 256 };
+    struct iovec l[BATCH], r[BATCH];
+    for (size_t i = 0; i < n; i += BATCH) {
+        size_t k = n - i < BATCH ? n - i : BATCH;
+        for (size_t j = 0; j < k; j++) {
+            l[j].iov_base = segs[i + j].laddr;
+            l[j].iov_len = segs[i + j].len;
+            r[j].iov_base = (void *) (uintptr_t) (sp->va + segs[i + j].roff);
+            r[j].iov_len = segs[i + j].len;
+        }
+        int rc = pvm(sp->pid, write, l, k, r, k);
+        if (rc != RMAIB_OK)
+            return rc;
+    }
+    return RMAIB_OK;
+}
+
+static int shm_put(rmaib_win_t *w, int peer, uint64_t roff, const void *src, size_t len)
+{
+    shm_peer_t *sp = w->peers[peer].tpp;
+    if (sp->direct) {
+        memcpy((char *) (sp->dbase + roff), src, len);
+        return RMAIB_OK;
+    }
+    rmaib_seg_t seg = { roff, (void *) src, len };
+    return shm_xferv(w, peer, &seg, 1, 1);
+}
+
+static int shm_get(rmaib_win_t *w, int peer, uint64_t roff, void *dst, size_t len)
+{
+    shm_peer_t *sp = w->peers[peer].tpp;
+    if (sp->direct) {
+        memcpy(dst, (char *) (sp->dbase + roff), len);
+        return RMAIB_OK;
+    }
+    rmaib_seg_t seg = { roff, dst, len };
+    return shm_xferv(w, peer, &seg, 1, 0);
+}
+
+static int shm_putv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t n)
+{
+    return shm_xferv(w, peer, segs, n, 1);
+}
+
+static int shm_getv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t n)
+{
+    return shm_xferv(w, peer, segs, n, 0);
+}
+
+/* The atomics transport may be shm only when the whole window is on one node, so the
+ * peer's control block is always mapped here. */
+static int shm_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
+                           uint64_t operand, uint64_t compare, uint64_t *result)
+{
+    shm_win_t *s = w->shm;
+    _Atomic uint64_t *word = (_Atomic uint64_t *) (s->peers[peer].ctrl + off);
+    uint64_t old = 0;
+    switch (op) {
+    case RMAIB_AOP_READ:
+        old = atomic_load(word);
+        break;
+    case RMAIB_AOP_WRITE:
+        atomic_store(word, operand);
+        break;
+    case RMAIB_AOP_FADD:
+        old = atomic_fetch_add(word, operand);
+        break;
+    case RMAIB_AOP_SWAP:
+        old = atomic_exchange(word, operand);
+        break;
+    case RMAIB_AOP_CAS:
+        old = compare;
+        atomic_compare_exchange_strong(word, &old, operand);
+        break;
+    }
+    if (result)
+        *result = old;
+    return RMAIB_OK;
+}
+
+static int shm_ctrl_read(rmaib_win_t *w, int peer, size_t off, void *dst, size_t len)
+{
+    shm_win_t *s = w->shm;
+    memcpy(dst, s->peers[peer].ctrl + off, len);
+    atomic_thread_fence(memory_order_acquire);
+    return RMAIB_OK;
+}
+
+/* Loads, stores and process_vm_* are complete when they return; what is left is
+ * ordering them before whatever this process does next.  A release fence does that:
+ * every synchronisation that could let a peer observe the data (an unlock, a flag,
+ * a counter) is an atomic that follows it, and a full fence here would cost as much
+ * as the whole put. */
+static int shm_flush(rmaib_win_t *w, int peer)
+{
+    (void) w;
+    (void) peer;
+    atomic_thread_fence(memory_order_release);
+    return RMAIB_OK;
+}
+
+static void shm_progress(void)
+{
+}
+
+const rmaib_tp_ops_t rmaib_shm_ops = {
+    .name = "shm",
+    .win_init = shm_win_init,
+    .win_fini = shm_win_fini,
+    .put = shm_put,
+    .get = shm_get,
+    .putv = shm_putv,
+    .getv = shm_getv,
+    .ctrl_atomic = shm_ctrl_atomic,
+    .ctrl_read = shm_ctrl_read,
+    .flush = shm_flush,
+    .flush_local = shm_flush,
+    .progress = shm_progress,
+};

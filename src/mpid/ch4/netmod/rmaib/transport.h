@@ -1,0 +1,70 @@
+/*
+ * The transport interface: one table of operations per backend (shm, ofi), in the
+ * manner of libfabric's fi_ops_rma.  The core calls through the table of the peer it
+ * talks to and never asks which backend it has.
+ *
+ * Two regions of a peer are addressable: its window memory (REGION_DATA; offsets are
+ * bytes from the peer's window base, or absolute addresses for dynamic windows) and
+ * its control block (offsets from struct rmaib_ctrl).  Control-block atomics go through
+ * the window's one atomics transport (win->atp), never through a per-peer choice, so
+ * CPU and network atomics never meet on the same word.
+ */
+#ifndef RMAIB_TRANSPORT_H_INCLUDED
+#define RMAIB_TRANSPORT_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+#include "rmaib.h"
+
+typedef enum rmaib_aop {
+    RMAIB_AOP_READ,     /* result = *word */
+    RMAIB_AOP_WRITE,    /* *word = operand */
+    RMAIB_AOP_FADD,     /* result = *word; *word += operand */
+    RMAIB_AOP_SWAP,     /* result = *word; *word = operand */
+    RMAIB_AOP_CAS       /* result = *word; if (result == compare) *word = operand */
+} rmaib_aop_t;
+
+/* One piece of a non-contiguous transfer. */
+typedef struct rmaib_seg {
+    uint64_t roff;      /* remote offset in the data region */
+    void *laddr;        /* local address */
+    size_t len;
+} rmaib_seg_t;
+
+typedef struct rmaib_tp_ops {
+    const char *name;
+    /* Collective over the window's group, called on every rank for every backend in
+     * the same order.  A backend sets up the peers whose peer->tp is itself. */
+    int (*win_init)(rmaib_win_t *win);
+    void (*win_fini)(rmaib_win_t *win);
+
+    int (*put)(rmaib_win_t *win, int peer, uint64_t roff, const void *src, size_t len);
+    int (*get)(rmaib_win_t *win, int peer, uint64_t roff, void *dst, size_t len);
+    int (*putv)(rmaib_win_t *win, int peer, const rmaib_seg_t *segs, size_t n);
+    int (*getv)(rmaib_win_t *win, int peer, const rmaib_seg_t *segs, size_t n);
+
+    /* 64-bit atomic on a word of a peer's control block. */
+    int (*ctrl_atomic)(rmaib_win_t *win, int peer, size_t off, rmaib_aop_t op,
+                       uint64_t operand, uint64_t compare, uint64_t *result);
+
+    /* Bulk read of a peer's control block (the attach table of dynamic windows). */
+    int (*ctrl_read)(rmaib_win_t *win, int peer, size_t off, void *dst, size_t len);
+
+    /* Remote completion of everything issued to peer (-1: to every peer). */
+    int (*flush)(rmaib_win_t *win, int peer);
+    /* Local completion only: origin buffers may be reused. */
+    int (*flush_local)(rmaib_win_t *win, int peer);
+
+    /* Drive the backend (software providers need the target to poll). */
+    void (*progress)(void);
+} rmaib_tp_ops_t;
+
+extern const rmaib_tp_ops_t rmaib_shm_ops;
+
+/* Pick the transport for every peer and the atomics transport, then run each
+ * backend's win_init; called from rmaib_win_create. */
+int rmaib_transport_win_init(rmaib_win_t *win);
+void rmaib_transport_win_fini(rmaib_win_t *win);
+void rmaib_transport_progress(void);
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * Process-wide set-up: RMAIB_* variables, read once, and the back-off every wait
+ * loop in rmaib uses.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include "rmaib_win.h"
+#include "rmaib_host.h"
+
+rmaib_config_t rmaib_config;
+static int initialized;
+
+static int env_int(const char *name, int dflt)
+{
+    const char *v = getenv(name);
+    return v && *v ? atoi(v) : dflt;
+}
+
+int rmaib_init(void)
+{
+    if (initialized)
+        return RMAIB_OK;
+    rmaib_config.verbose = env_int("RMAIB_VERBOSE", 0);
+    rmaib_config.node_size = env_int("RMAIB_NODE_SIZE", 0);
+    const char *t = getenv("RMAIB_TRANSPORT");
+    rmaib_config.transport = t && *t ? t : "auto";
+    const char *l = getenv("RMAIB_LOCK");
+    rmaib_config.lock_alg = l && strcmp(l, "mcs") == 0 ? RMAIB_LOCKALG_MCS : RMAIB_LOCKALG_TAS;
+    if (strcmp(rmaib_config.transport, "auto") && strcmp(rmaib_config.transport, "shm")
+        && strcmp(rmaib_config.transport, "ofi")) {
+        rmaib_host_say("RMAIB_TRANSPORT=%s is not one of auto, shm, ofi", rmaib_config.transport);
+        return RMAIB_ERR_ARG;
+    }
+    /* Peers on this node reach MPI_Win_create and dynamic-window memory with
+     * process_vm_readv/writev, which Yama may restrict to descendants. */
+#ifdef PR_SET_PTRACER
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+#endif
+    initialized = 1;
+    return RMAIB_OK;
+}
+
+void rmaib_finalize(void)
+{
+    initialized = 0;
+}
+
+/* Spin for the first few rounds (a peer on another core answers in well under a
+ * microsecond), then yield, then sleep in growing steps up to 100 us: with 8 ranks
+ * on 2 cores the peer we wait for needs our core. */
+void rmaib_backoff(rmaib_backoff_t *b)
+{
+    unsigned n = b->n++;
+    rmaib_transport_progress();
+    if (n < 64) {
+        rmaib_cpu_relax();
+    } else if (n < 128) {
+        sched_yield();
+    } else {
+        if ((n & 15) == 0)
+            rmaib_host_progress();
+        unsigned us = (n - 128) < 7 ? 1u << (n - 128) : 100;
+        struct timespec ts = { 0, (long) (us > 100 ? 100 : us) * 1000 };
+        nanosleep(&ts, NULL);
+    }
+}

@@ -1,0 +1,95 @@
+/*
+ * Which operations the current epochs allow, and the flush family of calls.
+ */
+#include <stdatomic.h>
+#include "rmaib_win.h"
+
+/* Slow half of the epoch check: everything but a held lock or lock_all. */
+int rmaib_epoch_check_target(rmaib_win_t *w, int target, int flags)
+{
+    switch (w->access) {
+    case RMAIB_ACCESS_LOCK_ALL:
+        return RMAIB_OK;
+    case RMAIB_ACCESS_LOCK:
+        return w->peers[target].lock_type ? RMAIB_OK : RMAIB_ERR_RMA_SYNC;
+    case RMAIB_ACCESS_FENCE_ISSUED:
+    case RMAIB_ACCESS_FENCE:
+        if (flags & RMAIB_OP_REQUEST)
+            return RMAIB_ERR_RMA_SYNC;
+        w->access = RMAIB_ACCESS_FENCE;
+        return RMAIB_OK;
+    case RMAIB_ACCESS_START:
+        if (flags & RMAIB_OP_REQUEST)
+            return RMAIB_ERR_RMA_SYNC;
+        if (w->start_state[target] == RMAIB_START_READY)
+            return RMAIB_OK;
+        if (w->start_state[target] == RMAIB_START_OUT)
+            return RMAIB_ERR_RMA_SYNC;
+        return rmaib_pscw_wait_post(w, target);
+    default:
+        return RMAIB_ERR_RMA_SYNC;
+    }
+}
+
+static int passive_target_ok(rmaib_win_t *w, int target)
+{
+    if (target < 0 || target >= w->nranks)
+        return RMAIB_ERR_RANK;
+    if (w->access == RMAIB_ACCESS_LOCK_ALL
+        || (w->access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type))
+        return RMAIB_OK;
+    return RMAIB_ERR_RMA_SYNC;
+}
+
+static int passive_any_ok(rmaib_win_t *w)
+{
+    return w->access == RMAIB_ACCESS_LOCK_ALL || w->access == RMAIB_ACCESS_LOCK
+        ? RMAIB_OK : RMAIB_ERR_RMA_SYNC;
+}
+
+int rmaib_flush(rmaib_win_t *w, int target)
+{
+    int rc = passive_target_ok(w, target);
+    return rc != RMAIB_OK ? rc : w->peers[target].tp->flush(w, target);
+}
+
+int rmaib_flush_local(rmaib_win_t *w, int target)
+{
+    int rc = passive_target_ok(w, target);
+    return rc != RMAIB_OK ? rc : w->peers[target].tp->flush_local(w, target);
+}
+
+/* Remote completion of everything this process issued on the window, whatever the
+ * epoch; fence, complete and unlock_all use it too. */
+int rmaib_flush_issued(rmaib_win_t *w)
+{
+    for (int i = 0; i < w->ntps; i++) {
+        int rc = w->tps[i]->flush(w, -1);
+        if (rc != RMAIB_OK)
+            return rc;
+    }
+    return RMAIB_OK;
+}
+
+int rmaib_flush_all(rmaib_win_t *w)
+{
+    int rc = passive_any_ok(w);
+    return rc != RMAIB_OK ? rc : rmaib_flush_issued(w);
+}
+
+int rmaib_flush_local_all(rmaib_win_t *w)
+{
+    int rc = passive_any_ok(w);
+    for (int i = 0; rc == RMAIB_OK && i < w->ntps; i++)
+        rc = w->tps[i]->flush_local(w, -1);
+    return rc;
+}
+
+/* The unified model: public and private copies are one; what is left is ordering
+ * this process's loads and stores against the peers'. */
+int rmaib_win_sync(rmaib_win_t *w)
+{
+    (void) w;
+    atomic_thread_fence(memory_order_seq_cst);
+    return RMAIB_OK;
+}

@@ -1,0 +1,150 @@
+/*
+ * Put and Get.  The hot path (contiguous data on both sides, a passive epoch already
+ * open) is the epoch test, the bounds check and one transport call; derived
+ * datatypes are walked as two streams of blocks cut to each other's boundaries.
+ */
+#include "rmaib_win.h"
+
+/* Where count elements of lay at target displacement tdisp start in the target's
+ * data region; RMAIB_ERR_RMA_RANGE for any byte outside the window, caught here so
+ * nothing is ever written out of bounds. */
+static int target_base(rmaib_win_t *w, int target, int64_t tdisp, size_t count,
+                       const rmaib_layout_t *lay, uint64_t *roff)
+{
+    const rmaib_peer_t *pe = &w->peers[target];
+    int64_t base, lo, hi;
+    if (w->flavor == RMAIB_FLAVOR_DYNAMIC)
+        base = tdisp;       /* displacements are addresses */
+    else if (__builtin_mul_overflow(tdisp, (int64_t) pe->disp_unit, &base))
+        return RMAIB_ERR_RMA_RANGE;
+    rmaib_layout_span(lay, count, &lo, &hi);
+    if (__builtin_add_overflow(lo, base, &lo) || __builtin_add_overflow(hi, base, &hi))
+        return RMAIB_ERR_RMA_RANGE;
+    *roff = (uint64_t) base;
+    if (w->flavor == RMAIB_FLAVOR_DYNAMIC)
+        return lo < 0 ? RMAIB_ERR_RMA_RANGE
+            : rmaib_dynamic_range_ok(w, target, (uint64_t) lo, (uint64_t) hi);
+    return lo < 0 || (uint64_t) hi > pe->size ? RMAIB_ERR_RMA_RANGE : RMAIB_OK;
+}
+
+/* A walk over count elements of a layout, one contiguous run at a time. */
+typedef struct stream {
+    const rmaib_layout_t *l;
+    size_t count, elem, blk, used;
+    rmaib_block_t whole;        /* a contiguous layout is one run of count * size */
+} stream_t;
+
+static void stream_init(stream_t *s, const rmaib_layout_t *l, size_t count)
+{
+    s->l = l;
+    s->count = count;
+    s->elem = s->blk = s->used = 0;
+    if (l->contig) {
+        s->whole.disp = 0;
+        s->whole.len = count * l->size;
+        s->count = 1;
+    }
+}
+
+static int stream_next(stream_t *s, int64_t *addr, size_t *len)
+{
+    const rmaib_layout_t *l = s->l;
+    const rmaib_block_t *blocks = l->contig ? &s->whole : l->blocks;
+    size_t nblocks = l->contig ? 1 : l->nblocks;
+    while (s->elem < s->count) {
+        if (s->blk < nblocks) {
+            const rmaib_block_t *b = &blocks[s->blk];
+            if (s->used < b->len) {
+                *addr = (int64_t) s->elem * l->extent + b->disp + (int64_t) s->used;
+                *len = b->len - s->used;
+                return 1;
+            }
+            s->blk++;
+            s->used = 0;
+        } else {
+            s->elem++;
+            s->blk = 0;
+        }
+    }
+    return 0;
+}
+
+static int xfer_generic(rmaib_win_t *w, int target, char *obuf, size_t ocount,
+                        const rmaib_layout_t *ol, uint64_t roff, size_t tcount,
+                        const rmaib_layout_t *tl, int is_put)
+{
+    enum { BATCH = 64 };
+    rmaib_seg_t segs[BATCH];
+    size_t n = 0;
+    stream_t os, ts;
+    const rmaib_tp_ops_t *tp = w->peers[target].tp;
+    int64_t oa, ta;
+    size_t olen, tlen;
+    stream_init(&os, ol, ocount);
+    stream_init(&ts, tl, tcount);
+    while (stream_next(&os, &oa, &olen) && stream_next(&ts, &ta, &tlen)) {
+        size_t len = olen < tlen ? olen : tlen;
+        char *la = obuf + oa;
+        uint64_t ra = roff + (uint64_t) ta;
+        if (n && segs[n - 1].roff + segs[n - 1].len == ra
+            && (char *) segs[n - 1].laddr + segs[n - 1].len == la) {
+            segs[n - 1].len += len;
+        } else {
+            if (n == BATCH) {
+                int rc = is_put ? tp->putv(w, target, segs, n) : tp->getv(w, target, segs, n);
+                if (rc != RMAIB_OK)
+                    return rc;
+                n = 0;
+            }
+            segs[n].roff = ra;
+            segs[n].laddr = la;
+            segs[n].len = len;
+            n++;
+        }
+        os.used += len;
+        ts.used += len;
+    }
+    if (n == 0)
+        return RMAIB_OK;
+    return is_put ? tp->putv(w, target, segs, n) : tp->getv(w, target, segs, n);
+}
+
+static int rma_prepare(rmaib_win_t *w, size_t ocount, const rmaib_layout_t *ol, int target,
+                       int64_t tdisp, size_t tcount, const rmaib_layout_t *tl, int flags,
+                       uint64_t *roff)
+{
+    if (target < 0 || target >= w->nranks)
+        return RMAIB_ERR_RANK;
+    int rc = rmaib_epoch_ok(w, target, flags);
+    if (rc != RMAIB_OK)
+        return rc;
+    if (ocount * ol->size != tcount * tl->size)
+        return RMAIB_ERR_TYPE;
+    if (ocount * ol->size == 0)
+        return RMAIB_OK;
+    return target_base(w, target, tdisp, tcount, tl, roff);
+}
+
+int rmaib_put(rmaib_win_t *w, const void *obuf, size_t ocount, const rmaib_layout_t *ol,
+              int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tl, int flags)
+{
+    uint64_t roff = 0;
+    int rc = rma_prepare(w, ocount, ol, target, tdisp, tcount, tl, flags, &roff);
+    if (rc != RMAIB_OK || ocount * ol->size == 0)
+        return rc;
+    if (ol->contig && tl->contig)
+        return w->peers[target].tp->put(w, target, roff, obuf, ocount * ol->size);
+    return xfer_generic(w, target, (char *) obuf, ocount, ol, roff, tcount, tl, 1);
+}
+
+int rmaib_get(rmaib_win_t *w, void *obuf, size_t ocount, const rmaib_layout_t *ol,
+              int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tl, int flags)
+{
+    uint64_t roff = 0;
+    int rc = rma_prepare(w, ocount, ol, target, tdisp, tcount, tl, flags, &roff);
+    if (rc != RMAIB_OK || ocount * ol->size == 0)
+        return rc;
+    if (ol->contig && tl->contig)
+        return w->peers[target].tp->get(w, target, roff, obuf, ocount * ol->size);
+    return xfer_generic(w, target, obuf, ocount, ol, roff, tcount, tl, 0);
+}

@@ -1,0 +1,304 @@
+/*
+ * Window lifetime: creation of the four flavors, free, dynamic attach/detach and
+ * shared-memory queries.
+ *
+ * Creation is one allgather of what every rank brings (node, pid, size, disp_unit,
+ * base), then the transports' collective set-up.  Every failure is agreed on by all
+ * ranks before anyone leaves, so a bad rank never leaves its peers waiting.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "rmaib_win.h"
+#include "rmaib_host.h"
+
+typedef struct peer_info {
+    uint64_t node_key;
+    uint64_t size;
+    uint64_t base;
+    int32_t pid;
+    int32_t disp_unit;
+    int32_t status;
+    int32_t pad;
+} peer_info_t;
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * UINT64_C(0x100000001b3);
+    return h;
+}
+
+/* Ranks share memory when they run on one host in one network namespace (two
+ * namespaces on one host stand for two nodes in the multi-host test);
+ * RMAIB_NODE_SIZE=k cuts the world into simulated nodes of k ranks. */
+static uint64_t node_key(void)
+{
+    char host[256] = "";
+    struct stat st;
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    gethostname(host, sizeof host - 1);
+    h = fnv1a(h, host, strlen(host));
+    if (stat("/proc/self/ns/net", &st) == 0)
+        h = fnv1a(h, &st.st_ino, sizeof st.st_ino);
+    if (rmaib_config.node_size > 0) {
+        int sim = rmaib_host_world_rank() / rmaib_config.node_size;
+        h = fnv1a(h, &sim, sizeof sim);
+    }
+    return h;
+}
+
+int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
+{
+    int rc = rmaib_init();
+    int p = a->nranks;
+    peer_info_t mine = { 0 }, *all = NULL;
+    rmaib_win_t *w = calloc(1, sizeof *w);
+
+    *out = NULL;
+    mine.status = rc;
+    if (!w)
+        mine.status = RMAIB_ERR_NO_MEM;
+    if (w) {
+        w->flavor = a->flavor;
+        w->rank = a->rank;
+        w->nranks = p;
+        w->hcomm = a->hcomm;
+        w->base = a->flavor == RMAIB_FLAVOR_CREATE ? a->base : NULL;
+        w->size = a->flavor == RMAIB_FLAVOR_DYNAMIC ? 0 : a->size;
+        w->disp_unit = a->flavor == RMAIB_FLAVOR_DYNAMIC ? 1 : a->disp_unit;
+        w->lock_alg = a->lock_alg;
+        w->noncontig = a->noncontig;
+        w->peers = calloc((size_t) p, sizeof *w->peers);
+        w->start_state = calloc((size_t) p, 1);
+        w->start_ranks = malloc(sizeof(int) * (size_t) p);
+        if (!w->peers || !w->start_state || !w->start_ranks)
+            mine.status = RMAIB_ERR_NO_MEM;
+    }
+    all = malloc(sizeof *all * (size_t) p);
+    if (!all)
+        mine.status = RMAIB_ERR_NO_MEM;
+    if (mine.status == RMAIB_OK) {
+        mine.node_key = node_key();
+        mine.size = w->size;
+        mine.base = (uint64_t) (uintptr_t) w->base;
+        mine.pid = (int32_t) getpid();
+        mine.disp_unit = w->disp_unit;
+    }
+    if (!all) {                 /* cannot even join the exchange: give up loudly */
+        rmaib_host_say("rmaib: out of memory creating a window");
+        rc = RMAIB_ERR_NO_MEM;
+        goto fn_fail;
+    }
+    /* A rank that failed above still joins the allgather, carrying its error. */
+    rc = rmaib_host_allgather(a->hcomm, &mine, all, sizeof mine);
+    for (int r = 0; rc == RMAIB_OK && r < p; r++)
+        if (all[r].status != RMAIB_OK)
+            rc = all[r].status;
+    if (rc != RMAIB_OK)
+        goto fn_fail;
+
+    for (int r = 0; r < p; r++) {
+        rmaib_peer_t *pe = &w->peers[r];
+        pe->size = all[r].size;
+        pe->base = all[r].base;
+        pe->pid = all[r].pid;
+        pe->disp_unit = all[r].disp_unit;
+        pe->node = -1;
+        for (int q = 0; q < r; q++)
+            if (all[q].node_key == all[r].node_key) {
+                pe->node = w->peers[q].node;
+                break;
+            }
+        if (pe->node < 0)
+            pe->node = w->nnodes++;
+    }
+    w->mynode = w->peers[w->rank].node;
+
+    rc = rmaib_transport_win_init(w);
+    if (rc != RMAIB_OK)
+        goto fn_fail;
+
+    if (w->nnodes == 1 && w->atp == &rmaib_shm_ops)
+        snprintf(w->describe, sizeof w->describe, "shm");
+    else
+        snprintf(w->describe, sizeof w->describe, "%s", w->ntps > 1 ? "shm+ofi" : w->atp->name);
+    free(all);
+    *out = w;
+    return RMAIB_OK;
+
+  fn_fail:
+    free(all);
+    if (w) {
+        free(w->peers);
+        free(w->start_state);
+        free(w->start_ranks);
+        free(w);
+    }
+    return rc;
+}
+
+int rmaib_win_free(rmaib_win_t *w)
+{
+    if (w->nlocks || w->access == RMAIB_ACCESS_LOCK_ALL || w->access == RMAIB_ACCESS_START
+        || w->exposure == RMAIB_EXPOSURE_POST)
+        return RMAIB_ERR_RMA_SYNC;
+    /* Peers may still be reading or unlocking words in our control block until they
+     * too have reached MPI_Win_free. */
+    int rc = rmaib_host_barrier(w->hcomm);
+    rmaib_transport_win_fini(w);
+    free(w->peers);
+    free(w->start_state);
+    free(w->start_ranks);
+    free(w);
+    return rc;
+}
+
+/* The attach table is written only by its owner and read remotely; a generation
+ * count, odd while the table changes, lets a reader detect a torn copy. */
+static void attach_begin(struct rmaib_ctrl *c)
+{
+    atomic_store((_Atomic uint64_t *) &c->attach_gen, c->attach_gen + 1);
+}
+
+static void attach_end(struct rmaib_ctrl *c)
+{
+    atomic_store((_Atomic uint64_t *) &c->attach_gen, c->attach_gen + 1);
+}
+
+int rmaib_win_attach(rmaib_win_t *w, void *base, size_t size)
+{
+    struct rmaib_ctrl *c = w->my_ctrl;
+    uint64_t b = (uint64_t) (uintptr_t) base;
+    if (w->flavor != RMAIB_FLAVOR_DYNAMIC)
+        return RMAIB_ERR_RMA_FLAVOR;
+    if (size == 0)
+        return RMAIB_OK;
+    if (!base)
+        return RMAIB_ERR_RMA_ATTACH;
+    for (uint64_t i = 0; i < c->attach_n; i++)
+        if (b < c->attach[i].base + c->attach[i].size && c->attach[i].base < b + size)
+            return RMAIB_ERR_RMA_ATTACH;
+    if (c->attach_n == RMAIB_MAX_ATTACH)
+        return RMAIB_ERR_RMA_ATTACH;
+    attach_begin(c);
+    c->attach[c->attach_n].base = b;
+    c->attach[c->attach_n].size = size;
+    c->attach_n++;
+    attach_end(c);
+    return RMAIB_OK;
+}
+
+int rmaib_win_detach(rmaib_win_t *w, const void *base)
+{
+    struct rmaib_ctrl *c = w->my_ctrl;
+    uint64_t b = (uint64_t) (uintptr_t) base;
+    if (w->flavor != RMAIB_FLAVOR_DYNAMIC)
+        return RMAIB_ERR_RMA_FLAVOR;
+    for (uint64_t i = 0; i < c->attach_n; i++)
+        if (c->attach[i].base == b) {
+            attach_begin(c);
+            c->attach[i] = c->attach[c->attach_n - 1];
+            c->attach_n--;
+            attach_end(c);
+            return RMAIB_OK;
+        }
+    return RMAIB_ERR_RMA_ATTACH;
+}
+
+/* Is [lo, hi) inside one region the target has attached?  Reads the target's table
+ * through the atomics transport's bulk read, retrying a torn copy. */
+int rmaib_dynamic_range_ok(rmaib_win_t *w, int target, uint64_t lo, uint64_t hi)
+{
+    struct {
+        uint64_t gen, n;
+        rmaib_attach_region_t r[RMAIB_MAX_ATTACH];
+    } t;
+    rmaib_backoff_t bo = { 0 };
+    for (;;) {
+        uint64_t gen2;
+        int rc = w->atp->ctrl_read(w, target, RMAIB_CTRL_OFF(attach_gen), &t,
+                                   2 * sizeof(uint64_t));
+        if (rc == RMAIB_OK && t.n > RMAIB_MAX_ATTACH)
+            rc = RMAIB_ERR_INTERN;
+        if (rc == RMAIB_OK && t.n)
+            rc = w->atp->ctrl_read(w, target, RMAIB_CTRL_OFF(attach), t.r, t.n * sizeof t.r[0]);
+        if (rc == RMAIB_OK)
+            rc = w->atp->ctrl_read(w, target, RMAIB_CTRL_OFF(attach_gen), &gen2, sizeof gen2);
+        if (rc != RMAIB_OK)
+            return rc;
+        if (!(t.gen & 1) && gen2 == t.gen)
+            break;
+        rmaib_backoff(&bo);
+    }
+    for (uint64_t i = 0; i < t.n; i++)
+        if (lo >= t.r[i].base && hi <= t.r[i].base + t.r[i].size)
+            return RMAIB_OK;
+    return RMAIB_ERR_RMA_RANGE;
+}
+
+int rmaib_win_shared_query(rmaib_win_t *w, int rank, size_t *size, int *disp_unit, void **base)
+{
+    if (w->flavor != RMAIB_FLAVOR_SHARED && w->flavor != RMAIB_FLAVOR_ALLOCATE)
+        return RMAIB_ERR_RMA_FLAVOR;
+    if (rank < -1 || rank >= w->nranks)
+        return RMAIB_ERR_RANK;
+    if (rank == -1) {           /* MPI_PROC_NULL: the lowest rank with memory */
+        for (int r = 0; r < w->nranks; r++)
+            if (w->peers[r].size > 0) {
+                rank = r;
+                break;
+            }
+        if (rank == -1) {
+            *size = 0;
+            *disp_unit = 0;
+            *base = NULL;
+            return RMAIB_OK;
+        }
+    }
+    rmaib_peer_t *pe = &w->peers[rank];
+    if (pe->node != w->mynode) {
+        *size = 0;
+        *disp_unit = pe->disp_unit;
+        *base = NULL;
+        return RMAIB_OK;
+    }
+    *size = pe->size;
+    *disp_unit = pe->disp_unit;
+    *base = (void *) (uintptr_t) pe->base;
+    return RMAIB_OK;
+}
+
+void *rmaib_win_base(const rmaib_win_t *w)
+{
+    return w->base;
+}
+
+size_t rmaib_win_size(const rmaib_win_t *w)
+{
+    return w->size;
+}
+
+int rmaib_win_disp_unit(const rmaib_win_t *w)
+{
+    return w->disp_unit;
+}
+
+int rmaib_win_flavor(const rmaib_win_t *w)
+{
+    return w->flavor;
+}
+
+int rmaib_win_lock_alg(const rmaib_win_t *w)
+{
+    return w->lock_alg;
+}
+
+const char *rmaib_win_describe(const rmaib_win_t *w)
+{
+    return w->describe;
+}
