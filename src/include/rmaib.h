@@ -90,6 +90,17 @@ int rmaib_put(rmaib_win_t *win, const void *obuf, size_t ocount, const rmaib_lay
 int rmaib_get(rmaib_win_t *win, void *obuf, size_t ocount, const rmaib_layout_t *olay,
               int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tlay, int flags);
 
+/* The accumulate family.  Fetch_and_op is Get_accumulate of one element. */
+int rmaib_accumulate(rmaib_win_t *win, const void *obuf, size_t ocount, const rmaib_layout_t *olay,
+                     int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tlay,
+                     rmaib_op_t op, int flags);
+int rmaib_get_accumulate(rmaib_win_t *win, const void *obuf, size_t ocount,
+                         const rmaib_layout_t *olay, void *rbuf, size_t rcount,
+                         const rmaib_layout_t *rlay, int target, int64_t tdisp, size_t tcount,
+                         const rmaib_layout_t *tlay, rmaib_op_t op, int flags);
+int rmaib_compare_and_swap(rmaib_win_t *win, const void *obuf, const void *cbuf, void *rbuf,
+                           const rmaib_layout_t *lay, int target, int64_t tdisp);
+
 /* Passive target. */
 int rmaib_lock(rmaib_win_t *win, int lock_type, int target, int assert);
 int rmaib_unlock(rmaib_win_t *win, int target);

@@ -4,11 +4,12 @@
  * datatypes are walked as two streams of blocks cut to each other's boundaries.
  */
 #include "rmaib_win.h"
+#include "stream.h"
 
 /* Where count elements of lay at target displacement tdisp start in the target's
  * data region; RMAIB_ERR_RMA_RANGE for any byte outside the window, caught here so
  * nothing is ever written out of bounds. */
-static int target_base(rmaib_win_t *w, int target, int64_t tdisp, size_t count,
+int rmaib_target_base(rmaib_win_t *w, int target, int64_t tdisp, size_t count,
                        const rmaib_layout_t *lay, uint64_t *roff)
 {
     const rmaib_peer_t *pe = &w->peers[target];
@@ -27,48 +28,6 @@ static int target_base(rmaib_win_t *w, int target, int64_t tdisp, size_t count,
     return lo < 0 || (uint64_t) hi > pe->size ? RMAIB_ERR_RMA_RANGE : RMAIB_OK;
 }
 
-/* A walk over count elements of a layout, one contiguous run at a time. */
-typedef struct stream {
-    const rmaib_layout_t *l;
-    size_t count, elem, blk, used;
-    rmaib_block_t whole;        /* a contiguous layout is one run of count * size */
-} stream_t;
-
-static void stream_init(stream_t *s, const rmaib_layout_t *l, size_t count)
-{
-    s->l = l;
-    s->count = count;
-    s->elem = s->blk = s->used = 0;
-    if (l->contig) {
-        s->whole.disp = 0;
-        s->whole.len = count * l->size;
-        s->count = 1;
-    }
-}
-
-static int stream_next(stream_t *s, int64_t *addr, size_t *len)
-{
-    const rmaib_layout_t *l = s->l;
-    const rmaib_block_t *blocks = l->contig ? &s->whole : l->blocks;
-    size_t nblocks = l->contig ? 1 : l->nblocks;
-    while (s->elem < s->count) {
-        if (s->blk < nblocks) {
-            const rmaib_block_t *b = &blocks[s->blk];
-            if (s->used < b->len) {
-                *addr = (int64_t) s->elem * l->extent + b->disp + (int64_t) s->used;
-                *len = b->len - s->used;
-                return 1;
-            }
-            s->blk++;
-            s->used = 0;
-        } else {
-            s->elem++;
-            s->blk = 0;
-        }
-    }
-    return 0;
-}
-
 static int xfer_generic(rmaib_win_t *w, int target, char *obuf, size_t ocount,
                         const rmaib_layout_t *ol, uint64_t roff, size_t tcount,
                         const rmaib_layout_t *tl, int is_put)
@@ -76,13 +35,13 @@ static int xfer_generic(rmaib_win_t *w, int target, char *obuf, size_t ocount,
     enum { BATCH = 64 };
     rmaib_seg_t segs[BATCH];
     size_t n = 0;
-    stream_t os, ts;
+    rmaib_stream_t os, ts;
     const rmaib_tp_ops_t *tp = w->peers[target].tp;
     int64_t oa, ta;
     size_t olen, tlen;
-    stream_init(&os, ol, ocount);
-    stream_init(&ts, tl, tcount);
-    while (stream_next(&os, &oa, &olen) && stream_next(&ts, &ta, &tlen)) {
+    rmaib_stream_init(&os, ol, ocount);
+    rmaib_stream_init(&ts, tl, tcount);
+    while (rmaib_stream_next(&os, &oa, &olen) && rmaib_stream_next(&ts, &ta, &tlen)) {
         size_t len = olen < tlen ? olen : tlen;
         char *la = obuf + oa;
         uint64_t ra = roff + (uint64_t) ta;
@@ -122,7 +81,7 @@ static int rma_prepare(rmaib_win_t *w, size_t ocount, const rmaib_layout_t *ol, 
         return RMAIB_ERR_TYPE;
     if (ocount * ol->size == 0)
         return RMAIB_OK;
-    return target_base(w, target, tdisp, tcount, tl, roff);
+    return rmaib_target_base(w, target, tdisp, tcount, tl, roff);
 }
 
 int rmaib_put(rmaib_win_t *w, const void *obuf, size_t ocount, const rmaib_layout_t *ol,

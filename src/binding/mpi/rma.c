@@ -1,13 +1,11 @@
 /*
  * MPI_Put, MPI_Get, MPI_Rput, MPI_Rget of the drop-in library.
  *
- * Request-based operations return genuine host requests (generalized requests), so
- * they mix with ordinary requests in MPI_Waitall and friends.  The shm backend
- * completes every operation before returning, so the request is complete at birth.
  */
 #include "datatype.h"
 #include "errors.h"
 #include "handles.h"
+#include "request.h"
 
 /* Argument checks shared by every data-movement call; RMAIB_OK or the error. */
 static int resolve(int ocount, MPI_Datatype otype, int tcount, MPI_Datatype ttype,
@@ -44,35 +42,6 @@ int MPI_Get(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdi
     return rmaib_mpi_win_ret(bw, rerr);
 }
 
-static int done_query(void *extra, MPI_Status *status)
-{
-    (void) extra;
-    PMPI_Status_set_elements(status, MPI_BYTE, 0);
-    PMPI_Status_set_cancelled(status, 0);
-    status->MPI_SOURCE = MPI_UNDEFINED;
-    status->MPI_TAG = MPI_UNDEFINED;
-    return MPI_SUCCESS;
-}
-
-static int done_free(void *extra)
-{
-    (void) extra;
-    return MPI_SUCCESS;
-}
-
-static int done_cancel(void *extra, int complete)
-{
-    (void) extra;
-    (void) complete;
-    return MPI_SUCCESS;
-}
-
-static int completed_request(MPI_Request *req)
-{
-    int rc = PMPI_Grequest_start(done_query, done_free, done_cancel, NULL, req);
-    return rc == MPI_SUCCESS ? PMPI_Grequest_complete(*req) : rc;
-}
-
 int MPI_Rput(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
              int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
 {
@@ -82,10 +51,7 @@ int MPI_Rput(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_A
     if (rerr == RMAIB_OK && target != MPI_PROC_NULL)
         rerr = rmaib_put(bw->core, obuf, (size_t) ocount, ol, target, tdisp, (size_t) tcount, tl,
                          RMAIB_OP_REQUEST);
-    if (rerr != RMAIB_OK)
-        return rmaib_mpi_win_ret(bw, rerr);
-    int rc = completed_request(req);
-    return rc == MPI_SUCCESS ? rc : rmaib_mpi_win_error(bw, rc);
+    return rmaib_mpi_request_ret(bw, rerr, req);
 }
 
 int MPI_Rget(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
@@ -97,8 +63,5 @@ int MPI_Rget(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint td
     if (rerr == RMAIB_OK && target != MPI_PROC_NULL)
         rerr = rmaib_get(bw->core, obuf, (size_t) ocount, ol, target, tdisp, (size_t) tcount, tl,
                          RMAIB_OP_REQUEST);
-    if (rerr != RMAIB_OK)
-        return rmaib_mpi_win_ret(bw, rerr);
-    int rc = completed_request(req);
-    return rc == MPI_SUCCESS ? rc : rmaib_mpi_win_error(bw, rc);
+    return rmaib_mpi_request_ret(bw, rerr, req);
 }

@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include "rmaib_win.h"
 #include "rmaib_host.h"
+#include "../../../../rma/atomic_cpu.h"
 
 typedef struct shm_peer {
     char *ctrl;         /* peer's control block, mapped */
@@ -347,6 +348,34 @@ static int shm_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
     return RMAIB_OK;
 }
 
+/* Native only on window memory every local rank has mapped (allocated windows);
+ * memory the user brought is reached by process_vm_*, which is not atomic, so every
+ * origin, the owner included, takes the locked path there. */
+static int shm_acc_native(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b, rmaib_op_t op)
+{
+    shm_win_t *s = w->shm;
+    if (w->flavor != RMAIB_FLAVOR_ALLOCATE && w->flavor != RMAIB_FLAVOR_SHARED)
+        return 0;
+    return rmaib_cpu_atomic_supported(b, op)
+        && rmaib_cpu_atomic_aligned(b, (void *) (s->peers[peer].dbase + roff));
+}
+
+static int shm_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
+                           rmaib_op_t op, const void *operand, void *fetch, size_t n)
+{
+    shm_win_t *s = w->shm;
+    rmaib_cpu_atomic_n(b, op, (void *) (s->peers[peer].dbase + roff), operand, fetch, n);
+    return RMAIB_OK;
+}
+
+static int shm_data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
+                        const void *compare, const void *swap, void *result)
+{
+    shm_win_t *s = w->shm;
+    rmaib_cpu_cas(size, (void *) (s->peers[peer].dbase + roff), compare, swap, result);
+    return RMAIB_OK;
+}
+
 static int shm_ctrl_read(rmaib_win_t *w, int peer, size_t off, void *dst, size_t len)
 {
     shm_win_t *s = w->shm;
@@ -381,6 +410,9 @@ const rmaib_tp_ops_t rmaib_shm_ops = {
     .putv = shm_putv,
     .getv = shm_getv,
     .ctrl_atomic = shm_ctrl_atomic,
+    .acc_native = shm_acc_native,
+    .data_atomic = shm_data_atomic,
+    .data_cas = shm_data_cas,
     .ctrl_read = shm_ctrl_read,
     .flush = shm_flush,
     .flush_local = shm_flush,

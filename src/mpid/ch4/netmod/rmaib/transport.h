@@ -47,6 +47,18 @@ typedef struct rmaib_tp_ops {
     int (*ctrl_atomic)(rmaib_win_t *win, int peer, size_t off, rmaib_aop_t op,
                        uint64_t operand, uint64_t compare, uint64_t *result);
 
+    /* Accumulate-family atomics on a peer's window memory, through win->atp only.
+     * acc_native: may (b, op) on the element at roff be done as a native atomic?  It
+     * must answer alike for every origin and every op on that element, or native and
+     * locked accesses to one element would not be atomic with each other.
+     * data_atomic: n consecutive elements, each atomic; fetch (if not NULL) gets the
+     * old values.  data_cas: one element of size bytes, compared bitwise. */
+    int (*acc_native)(rmaib_win_t *win, int peer, uint64_t roff, rmaib_basic_t b, rmaib_op_t op);
+    int (*data_atomic)(rmaib_win_t *win, int peer, uint64_t roff, rmaib_basic_t b, rmaib_op_t op,
+                       const void *operand, void *fetch, size_t n);
+    int (*data_cas)(rmaib_win_t *win, int peer, uint64_t roff, size_t size, const void *compare,
+                    const void *swap, void *result);
+
     /* Bulk read of a peer's control block (the attach table of dynamic windows). */
     int (*ctrl_read)(rmaib_win_t *win, int peer, size_t off, void *dst, size_t len);
 
@@ -57,14 +69,30 @@ typedef struct rmaib_tp_ops {
 
     /* Drive the backend (software providers need the target to poll). */
     void (*progress)(void);
+
+    /* Optional (NULL: nothing to do).  A dynamic window's owner exposes [base,
+     * base + size) before the region enters its attach table, and withdraws it after
+     * the region has left it; attach may fail (the attach then fails). */
+    int (*attach)(rmaib_win_t *win, void *base, size_t size);
+    void (*detach)(rmaib_win_t *win, const void *base);
 } rmaib_tp_ops_t;
 
 extern const rmaib_tp_ops_t rmaib_shm_ops;
+extern const rmaib_tp_ops_t rmaib_ofi_ops;
 
 /* Pick the transport for every peer and the atomics transport, then run each
  * backend's win_init; called from rmaib_win_create. */
 int rmaib_transport_win_init(rmaib_win_t *win);
 void rmaib_transport_win_fini(rmaib_win_t *win);
 void rmaib_transport_progress(void);
+
+/* Dynamic windows: run every backend's attach/detach hook (see above).  Call attach
+ * before the region enters the attach table and detach after it has left. */
+int rmaib_transport_attach(rmaib_win_t *win, void *base, size_t size);
+void rmaib_transport_detach(rmaib_win_t *win, const void *base);
+
+/* Process-wide tear-down (the ofi endpoint and its progress thread); windows must
+ * be gone.  Also registered with atexit when the endpoint comes up. */
+void rmaib_transport_finalize(void);
 
 #endif

@@ -1,0 +1,220 @@
+/*
+ * The accumulate family: Accumulate, Get_accumulate (and so Fetch_and_op) and
+ * Compare_and_swap.
+ *
+ * Two paths, chosen per element by the window's atomics transport: native atomics
+ * where it does the (type, op) natively on that element (CPU atomics on allocated
+ * shared memory, network atomics later), otherwise the target's accumulate lock
+ * around get, reduce, put.  The transport answers alike for every op and origin on
+ * one element, so the two paths never meet on the same element and element-wise
+ * atomicity holds on both.  Everything an origin issues completes in program order,
+ * which gives the default accumulate_ordering (rar, raw, war, waw).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "rmaib_win.h"
+#include "reduce.h"
+#include "stream.h"
+
+int rmaib_target_base(rmaib_win_t *w, int target, int64_t tdisp, size_t count,
+                      const rmaib_layout_t *lay, uint64_t *roff);
+
+static const size_t ACC_LOCK = RMAIB_CTRL_OFF(acc_lock);
+
+static int acc_lock(rmaib_win_t *w, int target)
+{
+    rmaib_backoff_t bo = { 0 };
+    for (;;) {
+        uint64_t old;
+        int rc = rmaib_ctrl_op(w, target, ACC_LOCK, RMAIB_AOP_CAS, (uint64_t) w->rank + 1, 0, &old);
+        if (rc != RMAIB_OK || old == 0)
+            return rc;
+        rmaib_backoff(&bo);
+    }
+}
+
+static int acc_unlock(rmaib_win_t *w, int target)
+{
+    int rc = w->peers[target].tp->flush(w, target);
+    int rc2 = rmaib_ctrl_op(w, target, ACC_LOCK, RMAIB_AOP_WRITE, 0, 0, NULL);
+    return rc != RMAIB_OK ? rc : rc2;
+}
+
+/* Get, reduce, put len bytes of the target at roff; the accumulate lock is held. */
+static int locked_run(rmaib_win_t *w, int target, uint64_t roff, rmaib_basic_t b, rmaib_op_t op,
+                      size_t esize, const char *operand, char *fetch, size_t len)
+{
+    char tmp[4096];
+    size_t chunk = sizeof tmp / esize * esize;
+    const rmaib_tp_ops_t *tp = w->peers[target].tp;
+    for (size_t done = 0; done < len; done += chunk) {
+        size_t n = len - done < chunk ? len - done : chunk;
+        int rc = tp->get(w, target, roff + done, tmp, n);
+        if (rc != RMAIB_OK)
+            return rc;
+        if (fetch)
+            memcpy(fetch + done, tmp, n);
+        if (op == RMAIB_OP_NO_OP)
+            continue;
+        rmaib_reduce(b, op, tmp, operand + done, n / esize);
+        rc = tp->put(w, target, roff + done, tmp, n);
+        if (rc != RMAIB_OK)
+            return rc;
+    }
+    return RMAIB_OK;
+}
+
+/* Apply op with a contiguous operand (NULL for NO_OP) to tcount elements of tl at
+ * roff, fetching the old values contiguously into fetch if it is not NULL. */
+static int acc_apply(rmaib_win_t *w, int target, rmaib_op_t op, rmaib_basic_t b,
+                     const char *operand, char *fetch, uint64_t roff, size_t tcount,
+                     const rmaib_layout_t *tl)
+{
+    const rmaib_tp_ops_t *atp = w->atp;
+    size_t esize = rmaib_basic_size(b), done = 0, len;
+    int locked = 0, rc = RMAIB_OK;
+    rmaib_stream_t s;
+    int64_t ta;
+    rmaib_stream_init(&s, tl, tcount);
+    while (rc == RMAIB_OK && rmaib_stream_next(&s, &ta, &len)) {
+        uint64_t ra = roff + (uint64_t) ta;
+        const char *in = operand ? operand + done : NULL;
+        char *out = fetch ? fetch + done : NULL;
+        if (atp->acc_native(w, target, ra, b, op)) {
+            rc = atp->data_atomic(w, target, ra, b, op, in, out, len / esize);
+        } else {
+            if (!locked && (rc = acc_lock(w, target)) == RMAIB_OK)
+                locked = 1;
+            if (rc == RMAIB_OK)
+                rc = locked_run(w, target, ra, b, op, esize, in, out, len);
+        }
+        done += len;
+        s.used += len;
+    }
+    if (locked) {
+        int rc2 = acc_unlock(w, target);
+        if (rc == RMAIB_OK)
+            rc = rc2;
+    }
+    return rc;
+}
+
+/* Checks shared by the family; *roff is where the target data starts.  Returns
+ * RMAIB_OK with *nothing set when there is no data to touch. */
+static int acc_prepare(rmaib_win_t *w, int target, int64_t tdisp, size_t tcount,
+                       const rmaib_layout_t *tl, rmaib_op_t op, int flags, uint64_t *roff,
+                       int *nothing)
+{
+    *nothing = 0;
+    if (target < 0 || target >= w->nranks)
+        return RMAIB_ERR_RANK;
+    int rc = rmaib_reduce_valid(tl->basic, op);
+    if (rc != RMAIB_OK)
+        return rc;
+    rc = rmaib_epoch_ok(w, target, flags);
+    if (rc != RMAIB_OK)
+        return rc;
+    if (tcount * tl->size == 0) {
+        *nothing = 1;
+        return RMAIB_OK;
+    }
+    if (tl->size % tl->basic_size)
+        return RMAIB_ERR_TYPE;
+    return rmaib_target_base(w, target, tdisp, tcount, tl, roff);
+}
+
+/* The origin's data as one contiguous run: the user's buffer itself when it already
+ * is one, else a packed copy the caller frees. */
+static const char *contiguous(const void *buf, size_t count, const rmaib_layout_t *l, char **tofree)
+{
+    *tofree = NULL;
+    if (l->contig)
+        return buf;
+    *tofree = malloc(count * l->size);
+    if (*tofree)
+        rmaib_pack(*tofree, buf, count, l);
+    return *tofree;
+}
+
+int rmaib_accumulate(rmaib_win_t *w, const void *obuf, size_t ocount, const rmaib_layout_t *ol,
+                     int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tl,
+                     rmaib_op_t op, int flags)
+{
+    uint64_t roff = 0;
+    int nothing;
+    if (ol->basic != tl->basic || ocount * ol->size != tcount * tl->size)
+        return RMAIB_ERR_TYPE;
+    int rc = acc_prepare(w, target, tdisp, tcount, tl, op, flags, &roff, &nothing);
+    if (rc != RMAIB_OK || nothing || op == RMAIB_OP_NO_OP)
+        return rc;
+    char *tmp;
+    const char *operand = contiguous(obuf, ocount, ol, &tmp);
+    if (!operand)
+        return RMAIB_ERR_NO_MEM;
+    rc = acc_apply(w, target, op, tl->basic, operand, NULL, roff, tcount, tl);
+    free(tmp);
+    return rc;
+}
+
+int rmaib_get_accumulate(rmaib_win_t *w, const void *obuf, size_t ocount,
+                         const rmaib_layout_t *ol, void *rbuf, size_t rcount,
+                         const rmaib_layout_t *rl, int target, int64_t tdisp, size_t tcount,
+                         const rmaib_layout_t *tl, rmaib_op_t op, int flags)
+{
+    uint64_t roff = 0;
+    int nothing;
+    /* With NO_OP the origin buffer is not used, so its arguments are not checked. */
+    if (op != RMAIB_OP_NO_OP && (ol->basic != tl->basic || ocount * ol->size != tcount * tl->size))
+        return RMAIB_ERR_TYPE;
+    if (rl->basic != tl->basic || rcount * rl->size != tcount * tl->size)
+        return RMAIB_ERR_TYPE;
+    int rc = acc_prepare(w, target, tdisp, tcount, tl, op, flags, &roff, &nothing);
+    if (rc != RMAIB_OK || nothing)
+        return rc;
+    char *otmp = NULL, *fetch = rbuf;
+    const char *operand = NULL;
+    if (op != RMAIB_OP_NO_OP && !(operand = contiguous(obuf, ocount, ol, &otmp)))
+        return RMAIB_ERR_NO_MEM;
+    if (!rl->contig && !(fetch = malloc(rcount * rl->size))) {
+        free(otmp);
+        return RMAIB_ERR_NO_MEM;
+    }
+    rc = acc_apply(w, target, op, tl->basic, operand, fetch, roff, tcount, tl);
+    if (!rl->contig) {
+        if (rc == RMAIB_OK)
+            rmaib_unpack(rbuf, rcount, rl, fetch);
+        free(fetch);
+    }
+    free(otmp);
+    return rc;
+}
+
+int rmaib_compare_and_swap(rmaib_win_t *w, const void *obuf, const void *cbuf, void *rbuf,
+                           const rmaib_layout_t *l, int target, int64_t tdisp)
+{
+    uint64_t roff = 0;
+    if (!l->contig || l->basic == RMAIB_BASIC_NONE || l->size != l->basic_size
+        || rmaib_cas_valid(l->basic) != RMAIB_OK)
+        return RMAIB_ERR_TYPE;
+    if (target < 0 || target >= w->nranks)
+        return RMAIB_ERR_RANK;
+    int rc = rmaib_epoch_ok(w, target, 0);
+    if (rc == RMAIB_OK)
+        rc = rmaib_target_base(w, target, tdisp, 1, l, &roff);
+    if (rc != RMAIB_OK)
+        return rc;
+    if (w->atp->acc_native(w, target, roff, l->basic, RMAIB_OP_REPLACE))
+        return w->atp->data_cas(w, target, roff, l->size, cbuf, obuf, rbuf);
+
+    char old[8];
+    const rmaib_tp_ops_t *tp = w->peers[target].tp;
+    rc = acc_lock(w, target);
+    if (rc != RMAIB_OK)
+        return rc;
+    rc = tp->get(w, target, roff, old, l->size);
+    if (rc == RMAIB_OK && memcmp(old, cbuf, l->size) == 0)
+        rc = tp->put(w, target, roff, obuf, l->size);
+    memcpy(rbuf, old, l->size);
+    int rc2 = acc_unlock(w, target);
+    return rc != RMAIB_OK ? rc : rc2;
+}
