@@ -1,0 +1,14 @@
+# Unit tests: one program per component, checked against the host MPI without
+# linking librmaib-mpi.  Rank counts for each run are in test/unit/testlist.
+
+unit_tests = test/unit/layout_flatten
+
+# The datatype flattener, checked byte for byte against MPI_Pack.
+test_unit_layout_flatten_SOURCES = test/unit/layout_flatten.c \
+	src/binding/mpi/datatype.c src/binding/mpi/datatype.h
+test_unit_layout_flatten_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/include
+test_unit_layout_flatten_LDADD =
+
+check_PROGRAMS += $(unit_tests)
+TESTS += $(unit_tests)
+EXTRA_DIST += test/unit/testlist
