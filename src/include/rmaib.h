@@ -126,6 +126,7 @@ typedef struct rmaib_config {
     int node_size;          /* RMAIB_NODE_SIZE: 0 = real nodes */
     const char *transport;  /* RMAIB_TRANSPORT: auto, shm, ofi */
     int lock_alg;           /* RMAIB_LOCK: default lock algorithm */
+    int stats;              /* RMAIB_STATS: per-window counters printed at MPI_Win_free */
 } rmaib_config_t;
 
 extern rmaib_config_t rmaib_config;

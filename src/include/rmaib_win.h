@@ -133,6 +133,11 @@ struct rmaib_win {
     uint8_t *start_state;       /* per rank: RMAIB_START_* */
     int npost;                  /* PSCW exposure group size */
 
+    /* RMAIB_STATS: control-block atomics aimed at other ranks, and how many of them
+     * the lock calls spent (seed 002's messages per lock acquisition). */
+    uint64_t stat_remote_ops;
+    uint64_t stat_lock_acquires, stat_lock_ops;
+
     char describe[32];
 };
 
@@ -162,6 +167,7 @@ static inline uint64_t rmaib_load(const uint64_t *p)
 static inline int rmaib_ctrl_op(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
                                 uint64_t operand, uint64_t compare, uint64_t *result)
 {
+    w->stat_remote_ops += peer != w->rank;
     return w->atp->ctrl_atomic(w, peer, off, op, operand, compare, result);
 }
 

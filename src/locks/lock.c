@@ -24,6 +24,7 @@ int rmaib_lock(rmaib_win_t *w, int lock_type, int target, int assert)
         return RMAIB_ERR_RMA_SYNC;
     if (w->peers[target].lock_type)
         return RMAIB_ERR_RMA_SYNC;
+    uint64_t ops0 = w->stat_remote_ops;
 
     if (!(assert & RMAIB_MODE_NOCHECK)) {
         if (lock_type == RMAIB_LOCK_SHARED) {
@@ -45,6 +46,8 @@ int rmaib_lock(rmaib_win_t *w, int lock_type, int target, int assert)
         if (rc != RMAIB_OK)
             return rc;
     }
+    w->stat_lock_acquires++;
+    w->stat_lock_ops += w->stat_remote_ops - ops0;
     w->peers[target].lock_type = (uint8_t) (lock_type
                                             | (assert & RMAIB_MODE_NOCHECK ? RMAIB_LOCK_NOCHECK_BIT : 0));
     w->nlocks++;
@@ -61,6 +64,7 @@ int rmaib_unlock(rmaib_win_t *w, int target)
         return RMAIB_ERR_RMA_SYNC;
     int type = held & ~RMAIB_LOCK_NOCHECK_BIT;
     int rc = w->peers[target].tp->flush(w, target);
+    uint64_t ops0 = w->stat_remote_ops;
     if (rc == RMAIB_OK && !(held & RMAIB_LOCK_NOCHECK_BIT)) {
         if (type == RMAIB_LOCK_SHARED) {
             rc = rmaib_tas_release(w, target, type);
@@ -71,6 +75,7 @@ int rmaib_unlock(rmaib_win_t *w, int target)
                 rc = rmaib_global_excl_leave(w);
         }
     }
+    w->stat_lock_ops += w->stat_remote_ops - ops0;
     w->peers[target].lock_type = RMAIB_LOCK_NONE;
     if (--w->nlocks == 0)
         w->access = RMAIB_ACCESS_NONE;

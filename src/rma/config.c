@@ -26,6 +26,7 @@ int rmaib_init(void)
         return RMAIB_OK;
     rmaib_config.verbose = env_int("RMAIB_VERBOSE", 0);
     rmaib_config.node_size = env_int("RMAIB_NODE_SIZE", 0);
+    rmaib_config.stats = env_int("RMAIB_STATS", 0);
     const char *t = getenv("RMAIB_TRANSPORT");
     rmaib_config.transport = t && *t ? t : "auto";
     const char *l = getenv("RMAIB_LOCK");

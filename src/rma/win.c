@@ -147,6 +147,14 @@ int rmaib_win_free(rmaib_win_t *w)
     if (w->nlocks || w->access == RMAIB_ACCESS_LOCK_ALL || w->access == RMAIB_ACCESS_START
         || w->exposure == RMAIB_EXPOSURE_POST)
         return RMAIB_ERR_RMA_SYNC;
+    if (rmaib_config.stats && w->stat_lock_acquires)
+        rmaib_host_say("rmaib: stats lock=%s acquisitions=%llu lock-remote-atomics=%llu "
+                       "per-acquisition=%.2f remote-atomics-total=%llu",
+                       w->lock_alg == RMAIB_LOCKALG_MCS ? "mcs" : "tas",
+                       (unsigned long long) w->stat_lock_acquires,
+                       (unsigned long long) w->stat_lock_ops,
+                       (double) w->stat_lock_ops / (double) w->stat_lock_acquires,
+                       (unsigned long long) w->stat_remote_ops);
     /* Peers may still be reading or unlocking words in our control block until they
      * too have reached MPI_Win_free. */
     int rc = rmaib_host_barrier(w->hcomm);
