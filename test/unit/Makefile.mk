@@ -9,6 +9,14 @@ test_unit_layout_flatten_SOURCES = test/unit/layout_flatten.c \
 test_unit_layout_flatten_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/include
 test_unit_layout_flatten_LDADD =
 
+unit_tests += test/unit/reduce_kernels
+
+# The accumulate family's reduction and CPU-atomic kernels (plain C, no MPI).
+test_unit_reduce_kernels_SOURCES = test/unit/reduce_kernels.c \
+	src/rma/reduce.c src/rma/reduce.h src/rma/atomic_cpu.c src/rma/atomic_cpu.h
+test_unit_reduce_kernels_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/include
+test_unit_reduce_kernels_LDADD = -lpthread
+
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 EXTRA_DIST += test/unit/testlist
