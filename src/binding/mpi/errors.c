@@ -1,10 +1,10 @@
 /*
- * rmaib's errors as MPI error codes.  Each rmaib error gets a code of the matching
- * MPI class with its own message (MPI_Add_error_code/string), so MPI_Error_class
- * gives the standard class and MPI_Error_string says what rmaib found.
+ * rmaib's errors as MPI error classes, raised through the window's or
+ * communicator's error handler.
  */
 #include <stddef.h>
 #include "errors.h"
+#include "rmaib_host.h"
 
 static const struct {
     int cls;
@@ -31,30 +31,19 @@ static const struct {
 };
 
 enum { NERR = sizeof table / sizeof table[0] };
-static int codes[NERR];
-static int have_codes;
 
-static void make_codes(void)
-{
-    for (int e = 1; e < NERR; e++) {
-        int code;
-        codes[e] = table[e].cls;
-        if (PMPI_Add_error_code(table[e].cls, &code) == MPI_SUCCESS
-            && PMPI_Add_error_string(code, (char *) table[e].msg) == MPI_SUCCESS)
-            codes[e] = code;
-    }
-    have_codes = 1;
-}
-
+/* The error class itself is the code: MPICH 4.0.2 garbles the message of a code made
+ * with MPI_Add_error_code on a predefined class, so rmaib's own text goes to stderr
+ * under RMAIB_VERBOSE instead. */
 int rmaib_mpi_code(int rerr)
 {
     if (rerr == RMAIB_OK)
         return MPI_SUCCESS;
     if (rerr < 0 || rerr >= NERR)
         rerr = RMAIB_ERR_INTERN;
-    if (!have_codes)
-        make_codes();
-    return codes[rerr];
+    if (rmaib_config.verbose)
+        rmaib_host_say("%s", table[rerr].msg);
+    return table[rerr].cls;
 }
 
 int rmaib_mpi_win_error(rmaib_mpi_win_t *bw, int code)
