@@ -13,7 +13,7 @@
 
 #define RMAIB_CACHELINE 64
 #define RMAIB_FENCE_ROUNDS 32        /* dissemination rounds: enough for 2^32 ranks */
-#define RMAIB_MAX_ATTACH 256         /* attached regions per dynamic window and rank */
+#define RMAIB_MAX_ATTACH 1024        /* attached regions per dynamic window and rank */
 
 /* Lock word of a target (struct rmaib_ctrl.lock): shared holders in the low half,
  * writers waiting for readers to drain in bits 32..47, the writer bit on top.  A

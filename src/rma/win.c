@@ -269,7 +269,9 @@ int rmaib_win_shared_query(rmaib_win_t *w, int rank, size_t *size, int *disp_uni
         }
     }
     rmaib_peer_t *pe = &w->peers[rank];
-    if (pe->node != w->mynode) {
+    /* A rank that exposes nothing, or whose memory is out of reach, has no base
+     * (MPICH answers NULL too; its address in the segment would be a neighbour's). */
+    if (pe->node != w->mynode || pe->size == 0) {
         *size = 0;
         *disp_unit = pe->disp_unit;
         *base = NULL;

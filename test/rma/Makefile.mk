@@ -1,0 +1,61 @@
+# The RMA suite: one TAP program per feature.  Rank counts and environment for each
+# run are in test/rma/testlist, which test/run-test reads.
+
+rma_tests =
+
+# --- block A: windows, data movement, attributes, errors ---
+rma_tests += test/rma/win_create
+rma_tests += test/rma/win_allocate
+rma_tests += test/rma/win_allocate_shared
+rma_tests += test/rma/win_dynamic
+rma_tests += test/rma/win_size_zero
+rma_tests += test/rma/win_comm_self
+rma_tests += test/rma/win_split_comm
+rma_tests += test/rma/win_attrs_predefined
+rma_tests += test/rma/win_keyval
+rma_tests += test/rma/win_name
+rma_tests += test/rma/win_info
+rma_tests += test/rma/win_group
+rma_tests += test/rma/win_errhandler
+rma_tests += test/rma/win_error_fatal
+rma_tests += test/rma/put_get_contig
+rma_tests += test/rma/put_derived_types
+rma_tests += test/rma/get_derived_types
+rma_tests += test/rma/put_get_struct_mixed
+rma_tests += test/rma/rput_rget_requests
+rma_tests += test/rma/put_get_count_zero
+rma_tests += test/rma/put_get_self
+rma_tests += test/rma/put_get_proc_null
+rma_tests += test/rma/put_get_large
+rma_tests += test/rma/put_get_disp_unit
+rma_tests += test/rma/put_get_unaligned
+rma_tests += test/rma/err_sync
+rma_tests += test/rma/err_args
+rma_tests += test/rma/err_range
+rma_tests += test/rma/err_attach_flavor
+rma_tests += test/rma/preload_verbose
+test_rma_preload_verbose_LDADD = librmaib-mpi.la -ldl
+EXTRA_DIST += test/rma/common_a.h
+# --- end of block A ---
+
+# --- block B: synchronisation (locks, fence, post/start/complete/wait) ---
+rma_tests += test/rma/lock_counter
+rma_tests += test/rma/lock_rw_overlap
+rma_tests += test/rma/lock_writer_not_starved
+rma_tests += test/rma/lock_shared_across_barrier
+rma_tests += test/rma/lock_mcs_handover
+rma_tests += test/rma/lock_all_basic
+rma_tests += test/rma/lock_mixed
+rma_tests += test/rma/target_computes_without_mpi
+rma_tests += test/rma/fence_epochs
+rma_tests += test/rma/pscw_epochs
+rma_tests += test/rma/sync_errors
+EXTRA_DIST += test/rma/common_b.h
+# --- end of block B ---
+
+# --- block C: the accumulate family ---
+# --- end of block C ---
+
+check_PROGRAMS += $(rma_tests)
+TESTS += $(rma_tests)
+EXTRA_DIST += test/rma/tap.h test/rma/testlist

@@ -1,0 +1,99 @@
+/*
+ * target_computes_without_mpi: passive-target epochs complete without the target's
+ * help.  Rank 0 computes for 1 s in a loop that makes no MPI call (it watches
+ * clock_gettime, not MPI_Wtime).  Meanwhile every other rank runs exclusive and shared
+ * lock epochs on it: put, flush, get (checked), accumulate, unlock.  Each origin notes
+ * when its last unlock returned, the target notes when it stopped computing; after a
+ * barrier every origin's time must be earlier (one host, one monotonic clock), and the
+ * data must be in the target's memory.  Fence and post/start/complete/wait need the
+ * target by definition and are not tried.
+ *
+ * An MPI whose locks are active messages served by the target's MPI calls (Debian's
+ * MPICH ch4:ucx, for one) finishes the epochs only once the target is back in MPI and
+ * fails the timing check; rmaib must pass it.
+ * Runs: MPI_Win_allocate memory with both lock algorithms, MPI_Win_create memory.
+ */
+#include "common_b.h"
+
+enum { COUNT = 0, SLOTS = 1 };     /* COUNT: accumulated by all; SLOTS + o: origin o's */
+
+static const double compute_secs = 1.0;
+
+static void run(const char *alg, int create)
+{
+    const int t = 0, rounds = 5;
+    int64_t *base, *mem = NULL;
+    MPI_Aint bytes = (MPI_Aint) sizeof(int64_t) * (SLOTS + tap_size);
+    MPI_Win win;
+    if (create) {
+        mem = calloc((size_t) bytes, 1);
+        win = b_win_create(mem, bytes, sizeof(int64_t), alg);
+        base = mem;
+    } else {
+        win = b_win_allocate(bytes, sizeof(int64_t), alg, &base);
+    }
+
+    double done = 0, stop = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (tap_rank == t) {
+        stop = b_compute(compute_secs);
+    } else {
+        const int64_t one = 1;
+        for (int j = 1; j <= rounds; j++) {
+            int64_t v = tap_rank * 1000 + j, got = -1, got2 = -1;
+            B_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win), "MPI_Win_lock(EXCLUSIVE)");
+            B_OK(MPI_Put(&v, 1, MPI_INT64_T, t, SLOTS + tap_rank, 1, MPI_INT64_T, win),
+                 "MPI_Put");
+            B_OK(MPI_Win_flush(t, win), "MPI_Win_flush");
+            B_OK(MPI_Get(&got, 1, MPI_INT64_T, t, SLOTS + tap_rank, 1, MPI_INT64_T, win),
+                 "MPI_Get");
+            B_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock");
+            TAP_CHECK(got == v, "round %d: exclusive get read %lld, expected %lld", j,
+                      (long long) got, (long long) v);
+
+            B_OK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win), "MPI_Win_lock(SHARED)");
+            B_OK(MPI_Get(&got2, 1, MPI_INT64_T, t, SLOTS + tap_rank, 1, MPI_INT64_T, win),
+                 "MPI_Get");
+            B_OK(MPI_Accumulate(&one, 1, MPI_INT64_T, t, COUNT, 1, MPI_INT64_T, MPI_SUM, win),
+                 "MPI_Accumulate");
+            B_OK(MPI_Win_flush(t, win), "MPI_Win_flush");
+            B_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock");
+            TAP_CHECK(got2 == v, "round %d: shared get read %lld, expected %lld", j,
+                      (long long) got2, (long long) v);
+        }
+        done = b_now();
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    MPI_Bcast(&stop, 1, MPI_DOUBLE, t, MPI_COMM_WORLD);
+    if (tap_rank != t)
+        TAP_CHECK(done < stop, "origin finished its lock epochs %.3f s after the target "
+                  "stopped computing", done - stop);
+    double first = tap_rank == t ? 1e300 : done, last = tap_rank == t ? -1e300 : done;
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &last, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (tap_rank == t) {
+        TAP_CHECK(b_load64(base + COUNT) == (int64_t) rounds * (tap_size - 1),
+                  "accumulated COUNT is %lld, expected %d", (long long) b_load64(base + COUNT),
+                  rounds * (tap_size - 1));
+        for (int o = 1; o < tap_size; o++)
+            TAP_CHECK(b_load64(base + SLOTS + o) == o * 1000 + rounds, "slot of origin %d "
+                      "is %lld", o, (long long) b_load64(base + SLOTS + o));
+    }
+    B_DIAG("%s, %s: origins finished %+.3f .. %+.3f s from the target's stop (< 0: before)",
+           alg, create ? "MPI_Win_create" : "MPI_Win_allocate", first - stop, last - stop);
+    MPI_Win_free(&win);
+    free(mem);
+    tap_ok("%s lock, %s memory: %d origins finish lock/put/get/acc/unlock epochs while "
+           "the target computes", alg, create ? "MPI_Win_create" : "MPI_Win_allocate",
+           tap_size - 1);
+}
+
+int main(int argc, char **argv)
+{
+    tap_init(&argc, &argv);
+    run("tas", 0);
+    run("mcs", 0);
+    run("tas", 1);
+    return tap_done();
+}
