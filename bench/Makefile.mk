@@ -1,0 +1,61 @@
+# The benchmark suite (bench/README.md). Plain MPI programs: built with the
+# configured MPI compiler and NOT linked with rmaib (empty *_LDADD overrides the
+# top-level LDADD), so the same binaries measure stock MPICH and, with
+# LD_PRELOAD, rmaib. `make bench-compare` runs maint/bench-compare.
+
+BENCH_COMMON = bench/osu_common.c bench/osu_common.h
+
+bench_programs = \
+	bench/osu_put_latency bench/osu_get_latency bench/osu_put_bw bench/osu_get_bw \
+	bench/osu_put_bibw bench/osu_acc_latency bench/osu_get_acc_latency \
+	bench/osu_fop_latency bench/osu_cas_latency \
+	bench/lock_contention bench/lock_sync bench/epoch_cost bench/overlap bench/core3
+
+noinst_PROGRAMS += $(bench_programs)
+
+bench_osu_put_latency_SOURCES = bench/osu_put_latency.c $(BENCH_COMMON)
+bench_osu_put_latency_LDADD =
+bench_osu_get_latency_SOURCES = bench/osu_get_latency.c $(BENCH_COMMON)
+bench_osu_get_latency_LDADD =
+bench_osu_put_bw_SOURCES = bench/osu_put_bw.c $(BENCH_COMMON)
+bench_osu_put_bw_LDADD =
+bench_osu_get_bw_SOURCES = bench/osu_get_bw.c $(BENCH_COMMON)
+bench_osu_get_bw_LDADD =
+bench_osu_put_bibw_SOURCES = bench/osu_put_bibw.c $(BENCH_COMMON)
+bench_osu_put_bibw_LDADD =
+bench_osu_acc_latency_SOURCES = bench/osu_acc_latency.c $(BENCH_COMMON)
+bench_osu_acc_latency_LDADD =
+bench_osu_get_acc_latency_SOURCES = bench/osu_get_acc_latency.c $(BENCH_COMMON)
+bench_osu_get_acc_latency_LDADD =
+bench_osu_fop_latency_SOURCES = bench/osu_fop_latency.c $(BENCH_COMMON)
+bench_osu_fop_latency_LDADD =
+bench_osu_cas_latency_SOURCES = bench/osu_cas_latency.c $(BENCH_COMMON)
+bench_osu_cas_latency_LDADD =
+bench_lock_contention_SOURCES = bench/lock_contention.c $(BENCH_COMMON)
+bench_lock_contention_LDADD =
+bench_lock_sync_SOURCES = bench/lock_sync.c $(BENCH_COMMON)
+bench_lock_sync_LDADD =
+bench_epoch_cost_SOURCES = bench/epoch_cost.c $(BENCH_COMMON)
+bench_epoch_cost_LDADD =
+bench_overlap_SOURCES = bench/overlap.c $(BENCH_COMMON)
+bench_overlap_LDADD =
+bench_core3_SOURCES = bench/core3.c $(BENCH_COMMON)
+bench_core3_LDADD =
+
+EXTRA_DIST += bench/README.md maint/bench-compare
+
+# make bench-compare [BENCH_COMPARE_FLAGS=--quick]
+BENCH_COMPARE_FLAGS =
+
+# The library is built first; if that fails the rmaib column is skipped (and the
+# report says why) rather than measured on a stale .so.
+bench-compare: $(bench_programs)
+	@if $(MAKE) $(AM_MAKEFLAGS) $(lib_LTLIBRARIES); then nr=; \
+	else nr="building $(lib_LTLIBRARIES) failed"; fi; \
+	$(SHELL) $(top_srcdir)/maint/bench-compare --builddir $(abs_top_builddir) \
+	    $${nr:+--no-rmaib "$$nr"} $(BENCH_COMPARE_FLAGS)
+
+bench-compare-quick:
+	$(MAKE) $(AM_MAKEFLAGS) bench-compare BENCH_COMPARE_FLAGS="--quick $(BENCH_COMPARE_FLAGS)"
+
+.PHONY: bench-compare bench-compare-quick

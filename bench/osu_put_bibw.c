@@ -1,0 +1,20 @@
+/* osu_put_bibw: both ranks put 64 (-W) messages per epoch, MB/s x 2
+ * (OMB 6.1; active target only, default -s pscw -w allocate). */
+#include "osu_common.h"
+
+static void op(osu_ctx_t *c, int target, size_t off)
+{
+    OSU_CHECK(MPI_Put(c->sbuf + off, (int) c->size, MPI_CHAR, target, c->w.disp0 + (MPI_Aint) off,
+                      (int) c->size, MPI_CHAR, c->w.win));
+}
+
+static const osu_bench_t bench = {
+    .name = "osu_put_bibw", .title = "MPI_Put Bi-directional Bandwidth", .kind = OSU_BIBW,
+    .syncs = OSU_SYNC_ACTIVE, .def_sync = OSU_SYNC_PSCW, .def_win = OSU_WIN_ALLOCATE,
+    .flush_lock_type = MPI_LOCK_SHARED, .lock_lock_type = MPI_LOCK_SHARED, .op = op,
+};
+
+int main(int argc, char **argv)
+{
+    return osu_main(&bench, argc, argv);
+}
