@@ -88,6 +88,9 @@ typedef struct rmaib_peer {
     int pid;
     uint64_t base;              /* peer's window base in its own address space */
     uint8_t lock_type;          /* RMAIB_LOCK_* this process holds on the peer */
+    /* The peer's control block in this address space, set by the atomics transport
+     * when its control-word atomics are plain CPU atomics on it (shm), else NULL. */
+    char *ctrl_mapped;
 } rmaib_peer_t;
 
 /* Access epoch kinds. FENCE_ISSUED: a fence opened an epoch that no operation has
@@ -163,11 +166,48 @@ static inline uint64_t rmaib_load(const uint64_t *p)
     return atomic_load_explicit((_Atomic uint64_t *) p, memory_order_acquire);
 }
 
-/* Control-block atomics through the window's atomics transport. */
+/* A control-word atomic as a CPU atomic on mapped memory.  Inline so that the switch
+ * folds away at call sites, which all name their op: a lock acquisition is then one
+ * locked instruction, not an indirect call into the backend. */
+static inline uint64_t rmaib_cpu_ctrl_atomic(char *word_addr, rmaib_aop_t op, uint64_t operand,
+                                             uint64_t compare)
+{
+    _Atomic uint64_t *word = (_Atomic uint64_t *) word_addr;
+    uint64_t old = 0;
+    switch (op) {
+    case RMAIB_AOP_READ:
+        old = atomic_load(word);
+        break;
+    case RMAIB_AOP_WRITE:
+        atomic_store(word, operand);
+        break;
+    case RMAIB_AOP_FADD:
+        old = atomic_fetch_add(word, operand);
+        break;
+    case RMAIB_AOP_SWAP:
+        old = atomic_exchange(word, operand);
+        break;
+    case RMAIB_AOP_CAS:
+        old = compare;
+        atomic_compare_exchange_strong(word, &old, operand);
+        break;
+    }
+    return old;
+}
+
+/* Control-block atomics through the window's atomics transport, or straight on the
+ * mapped word where that transport is CPU atomics. */
 static inline int rmaib_ctrl_op(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
                                 uint64_t operand, uint64_t compare, uint64_t *result)
 {
     w->stat_remote_ops += peer != w->rank;
+    char *mapped = w->peers[peer].ctrl_mapped;
+    if (mapped) {
+        uint64_t old = rmaib_cpu_ctrl_atomic(mapped + off, op, operand, compare);
+        if (result)
+            *result = old;
+        return RMAIB_OK;
+    }
     return w->atp->ctrl_atomic(w, peer, off, op, operand, compare, result);
 }
 

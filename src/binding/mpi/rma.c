@@ -16,7 +16,7 @@ static int resolve(int ocount, MPI_Datatype otype, int tcount, MPI_Datatype ttyp
         return RMAIB_ERR_COUNT;
     *ol = rmaib_mpi_layout(otype, mpi_err);
     if (*ol)
-        *tl = rmaib_mpi_layout(ttype, mpi_err);
+        *tl = ttype == otype ? *ol : rmaib_mpi_layout(ttype, mpi_err);
     return *ol && *tl ? RMAIB_OK : RMAIB_ERR_TYPE;
 }
 

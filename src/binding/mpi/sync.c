@@ -15,9 +15,11 @@ static int lock_type(int mpi_type)
 
 /* MPI's assertion bits to rmaib's; an unknown bit stays set above them, so the core
  * rejects it with RMAIB_ERR_ASSERT. */
-static int asserts(int a)
+static inline int asserts(int a)
 {
     int r = 0;
+    if (a == 0)
+        return 0;
     if (a & MPI_MODE_NOCHECK)
         r |= RMAIB_MODE_NOCHECK;
     if (a & MPI_MODE_NOSTORE)

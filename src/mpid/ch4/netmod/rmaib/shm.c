@@ -171,6 +171,8 @@ static int shm_win_init(rmaib_win_t *w)
         }
         if (w->peers[r].tp == &rmaib_shm_ops)
             w->peers[r].tpp = sp;
+        if (w->atp == &rmaib_shm_ops)
+            w->peers[r].ctrl_mapped = sp->ctrl;
     }
     w->my_ctrl = (struct rmaib_ctrl *) s->peers[w->rank].ctrl;
     if (has_data) {
@@ -202,6 +204,8 @@ static void shm_win_fini(rmaib_win_t *w)
     shm_win_t *s = w->shm;
     if (!s)
         return;
+    for (int r = 0; r < w->nranks; r++)
+        w->peers[r].ctrl_mapped = NULL;
     munmap(s->seg, s->seg_size);
     free(s);
     w->shm = NULL;
@@ -323,26 +327,7 @@ static int shm_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
                            uint64_t operand, uint64_t compare, uint64_t *result)
 {
     shm_win_t *s = w->shm;
-    _Atomic uint64_t *word = (_Atomic uint64_t *) (s->peers[peer].ctrl + off);
-    uint64_t old = 0;
-    switch (op) {
-    case RMAIB_AOP_READ:
-        old = atomic_load(word);
-        break;
-    case RMAIB_AOP_WRITE:
-        atomic_store(word, operand);
-        break;
-    case RMAIB_AOP_FADD:
-        old = atomic_fetch_add(word, operand);
-        break;
-    case RMAIB_AOP_SWAP:
-        old = atomic_exchange(word, operand);
-        break;
-    case RMAIB_AOP_CAS:
-        old = compare;
-        atomic_compare_exchange_strong(word, &old, operand);
-        break;
-    }
+    uint64_t old = rmaib_cpu_ctrl_atomic(s->peers[peer].ctrl + off, op, operand, compare);
     if (result)
         *result = old;
     return RMAIB_OK;
