@@ -225,6 +225,9 @@ static inline int rmaib_epoch_ok(rmaib_win_t *w, int target, int flags)
     return rmaib_epoch_check_target(w, target, flags);
 }
 int rmaib_pscw_wait_post(rmaib_win_t *w, int target);
+int rmaib_tas_acquire_shared(rmaib_win_t *w, int target);
+int rmaib_tas_acquire_exclusive(rmaib_win_t *w, int target);
+int rmaib_tas_release(rmaib_win_t *w, int target, int lock_type);
 int rmaib_mcs_acquire(rmaib_win_t *w, int target);
 int rmaib_mcs_release(rmaib_win_t *w, int target);
 int rmaib_global_excl_enter(rmaib_win_t *w);

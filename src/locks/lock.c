@@ -6,10 +6,6 @@
  */
 #include "rmaib_win.h"
 
-int rmaib_tas_acquire_shared(rmaib_win_t *w, int target);
-int rmaib_tas_acquire_exclusive(rmaib_win_t *w, int target);
-int rmaib_tas_release(rmaib_win_t *w, int target, int lock_type);
-
 int rmaib_lock(rmaib_win_t *w, int lock_type, int target, int assert)
 {
     int rc = RMAIB_OK;

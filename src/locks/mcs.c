@@ -12,8 +12,6 @@
  */
 #include "rmaib_win.h"
 
-int rmaib_tas_drain_to_writer(rmaib_win_t *w, int target);
-
 static size_t node_off(rmaib_win_t *w, int target, int field)
 {
     return rmaib_ctrl_mcs_off(w->nranks, target) + (size_t) field * sizeof(uint64_t);
@@ -32,10 +30,10 @@ int rmaib_mcs_acquire(rmaib_win_t *w, int target)
     if (rc != RMAIB_OK)
         return rc;
     if (pred == 0) {
-        /* Head of an empty queue: take the writer bit from the readers. */
-        rc = rmaib_ctrl_op(w, target, RMAIB_CTRL_OFF(lock), RMAIB_AOP_FADD, RMAIB_LOCK_WAIT_ONE,
-                           0, NULL);
-        return rc != RMAIB_OK ? rc : rmaib_tas_drain_to_writer(w, target);
+        /* Head of an empty queue: take the writer bit from the readers, with one CAS
+         * when there are none.  No other writer can hold it: writers come through the
+         * queue, and a releasing head that just left it drops the bit soon after. */
+        return rmaib_tas_acquire_exclusive(w, target);
     }
     rc = rmaib_ctrl_op(w, (int) pred - 1, node_off(w, target, NEXT), RMAIB_AOP_WRITE, me, 0, NULL);
     if (rc != RMAIB_OK)
