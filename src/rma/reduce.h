@@ -68,8 +68,8 @@ float _Complex rmaib_red_cmulf(float _Complex a, float _Complex b);
  * or an unknown type. */
 int rmaib_reduce_valid(rmaib_basic_t b, rmaib_op_t op);
 
-/* May Compare_and_swap work on b (MPI-3.1 §11.3.4: C integer, logical, byte)?
- * RMAIB_OK or RMAIB_ERR_TYPE. */
+/* May Compare_and_swap work on b (MPI-3.1 §11.3.4: C integer, logical, byte; and
+ * MPI_CHAR, which MPICH takes as a C integer here too)?  RMAIB_OK or RMAIB_ERR_TYPE. */
 int rmaib_cas_valid(rmaib_basic_t b);
 
 /* inout[i] = inout[i] op in[i] for n elements of type b; REPLACE copies (memmove),
@@ -79,5 +79,9 @@ void rmaib_reduce(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, s
 
 /* sizeof one element (pairs: sizeof the C struct); 0 for NONE or an unknown type. */
 size_t rmaib_basic_size(rmaib_basic_t b);
+
+/* Pair types: offsetof the index in the C struct (0 for any other type).  MPI moves
+ * a pair as its value's bytes followed by the index's, without the padding. */
+size_t rmaib_pair_index_offset(rmaib_basic_t b);
 
 #endif
