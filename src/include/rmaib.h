@@ -90,7 +90,8 @@ int rmaib_put(rmaib_win_t *win, const void *obuf, size_t ocount, const rmaib_lay
 int rmaib_get(rmaib_win_t *win, void *obuf, size_t ocount, const rmaib_layout_t *olay,
               int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tlay, int flags);
 
-/* The accumulate family.  Fetch_and_op is Get_accumulate of one element. */
+/* The accumulate family.  Fetch_and_op is Get_accumulate of one element, with a
+ * short path for the common case (obuf may be NULL with NO_OP). */
 int rmaib_accumulate(rmaib_win_t *win, const void *obuf, size_t ocount, const rmaib_layout_t *olay,
                      int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tlay,
                      rmaib_op_t op, int flags);
@@ -98,6 +99,8 @@ int rmaib_get_accumulate(rmaib_win_t *win, const void *obuf, size_t ocount,
                          const rmaib_layout_t *olay, void *rbuf, size_t rcount,
                          const rmaib_layout_t *rlay, int target, int64_t tdisp, size_t tcount,
                          const rmaib_layout_t *tlay, rmaib_op_t op, int flags);
+int rmaib_fetch_and_op(rmaib_win_t *win, const void *obuf, void *rbuf, const rmaib_layout_t *lay,
+                       int target, int64_t tdisp, rmaib_op_t op);
 int rmaib_compare_and_swap(rmaib_win_t *win, const void *obuf, const void *cbuf, void *rbuf,
                            const rmaib_layout_t *lay, int target, int64_t tdisp);
 

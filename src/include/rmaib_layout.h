@@ -21,7 +21,7 @@ typedef enum rmaib_basic {
     RMAIB_BASIC_C_FLOAT_COMPLEX, RMAIB_BASIC_C_DOUBLE_COMPLEX, RMAIB_BASIC_C_LONG_DOUBLE_COMPLEX,
     RMAIB_BASIC_BOOL,           /* C _Bool: logical ops only */
     RMAIB_BASIC_BYTE,           /* MPI_BYTE / MPI_PACKED: no arithmetic */
-    RMAIB_BASIC_CHAR,           /* MPI_CHAR as text: no arithmetic in MPI-3.1 */
+    RMAIB_BASIC_CHAR,           /* MPI_CHAR: text to MPI-3.1, a signed char to MPICH (reduce.c) */
     /* pair types for MAXLOC/MINLOC: value then int (or long/short) index */
     RMAIB_BASIC_FLOAT_INT, RMAIB_BASIC_DOUBLE_INT, RMAIB_BASIC_LONG_INT, RMAIB_BASIC_2INT,
     RMAIB_BASIC_SHORT_INT, RMAIB_BASIC_LONG_DOUBLE_INT,

@@ -24,7 +24,11 @@
  * (integer SUM/BAND/BOR/BXOR), exchange (REPLACE), load (NO_OP), or a CAS loop on
  * the element's own width (everything else); 0 otherwise (long double and its
  * complex, double complex, pairs wider than 8 bytes, or no lock-free atomics). */
-int rmaib_cpu_atomic_supported(rmaib_basic_t b, rmaib_op_t op);
+extern const unsigned char rmaib_cpu_atomic_type[RMAIB_BASIC_COUNT];
+static inline int rmaib_cpu_atomic_supported(rmaib_basic_t b, rmaib_op_t op)
+{
+    return rmaib_reduce_valid(b, op) == RMAIB_OK && rmaib_cpu_atomic_type[b];
+}
 
 /* May an element of b at addr be updated by rmaib_cpu_atomic?  Its address must be
  * a multiple of its size, which is stricter than C alignment for the 8-byte pairs. */

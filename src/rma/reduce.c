@@ -11,7 +11,6 @@
 
 _Static_assert(sizeof(_Bool) == 1, "C_BOOL kernels assume a one-byte _Bool");
 
-#define OPBIT(op) (1u << (op))
 #define OPS_ALWAYS  (OPBIT(RMAIB_OP_REPLACE) | OPBIT(RMAIB_OP_NO_OP))
 #define OPS_ARITH   (OPBIT(RMAIB_OP_SUM) | OPBIT(RMAIB_OP_PROD))
 #define OPS_ORDER   (OPBIT(RMAIB_OP_MAX) | OPBIT(RMAIB_OP_MIN))
@@ -20,13 +19,16 @@ _Static_assert(sizeof(_Bool) == 1, "C_BOOL kernels assume a one-byte _Bool");
 #define OPS_LOC     (OPBIT(RMAIB_OP_MAXLOC) | OPBIT(RMAIB_OP_MINLOC))
 
 /* MPI-3.1 §5.9.2, by category: C integer, floating point, complex, logical, byte;
- * MPI_CHAR is text and takes no reduction; the pair types take only MAXLOC/MINLOC. */
+ * the pair types take only MAXLOC/MINLOC.  MPI_CHAR (and Fortran's MPI_CHARACTER) is
+ * text to MPI-3.1, but MPICH and Open MPI reduce it as a C integer, and unchanged
+ * programs (OSU's osu_acc_latency among them) rely on that: rmaib does the same,
+ * computing on it as a signed char as MPICH does. */
 #define OPS_INTEGER (OPS_ARITH | OPS_ORDER | OPS_LOGIC | OPS_BITS | OPS_ALWAYS)
 #define OPS_FLOAT   (OPS_ARITH | OPS_ORDER | OPS_ALWAYS)
 #define OPS_COMPLEX (OPS_ARITH | OPS_ALWAYS)
 #define OPS_PAIR    (OPS_LOC | OPS_ALWAYS)
 
-static const unsigned valid_ops[RMAIB_BASIC_COUNT] = {
+const unsigned rmaib_valid_ops_tab[RMAIB_BASIC_COUNT] = {
     [RMAIB_BASIC_INT8] = OPS_INTEGER, [RMAIB_BASIC_INT16] = OPS_INTEGER,
     [RMAIB_BASIC_INT32] = OPS_INTEGER, [RMAIB_BASIC_INT64] = OPS_INTEGER,
     [RMAIB_BASIC_UINT8] = OPS_INTEGER, [RMAIB_BASIC_UINT16] = OPS_INTEGER,
@@ -37,13 +39,13 @@ static const unsigned valid_ops[RMAIB_BASIC_COUNT] = {
     [RMAIB_BASIC_C_LONG_DOUBLE_COMPLEX] = OPS_COMPLEX,
     [RMAIB_BASIC_BOOL] = OPS_LOGIC | OPS_ALWAYS,
     [RMAIB_BASIC_BYTE] = OPS_BITS | OPS_ALWAYS,
-    [RMAIB_BASIC_CHAR] = OPS_ALWAYS,
+    [RMAIB_BASIC_CHAR] = OPS_INTEGER,
     [RMAIB_BASIC_FLOAT_INT] = OPS_PAIR, [RMAIB_BASIC_DOUBLE_INT] = OPS_PAIR,
     [RMAIB_BASIC_LONG_INT] = OPS_PAIR, [RMAIB_BASIC_2INT] = OPS_PAIR,
     [RMAIB_BASIC_SHORT_INT] = OPS_PAIR, [RMAIB_BASIC_LONG_DOUBLE_INT] = OPS_PAIR,
 };
 
-static const size_t basic_size[RMAIB_BASIC_COUNT] = {
+const size_t rmaib_basic_size_tab[RMAIB_BASIC_COUNT] = {
     [RMAIB_BASIC_INT8] = 1, [RMAIB_BASIC_INT16] = 2, [RMAIB_BASIC_INT32] = 4,
     [RMAIB_BASIC_INT64] = 8,
     [RMAIB_BASIC_UINT8] = 1, [RMAIB_BASIC_UINT16] = 2, [RMAIB_BASIC_UINT32] = 4,
@@ -62,26 +64,25 @@ static const size_t basic_size[RMAIB_BASIC_COUNT] = {
     [RMAIB_BASIC_LONG_DOUBLE_INT] = sizeof(rmaib_long_double_int_t),
 };
 
-int rmaib_reduce_valid(rmaib_basic_t b, rmaib_op_t op)
-{
-    if ((unsigned) b >= RMAIB_BASIC_COUNT || b == RMAIB_BASIC_NONE)
-        return RMAIB_ERR_TYPE;
-    if ((unsigned) op >= RMAIB_OP_COUNT || op < RMAIB_OP_SUM)
-        return RMAIB_ERR_OP;
-    return valid_ops[b] & OPBIT(op) ? RMAIB_OK : RMAIB_ERR_OP;
-}
-
 int rmaib_cas_valid(rmaib_basic_t b)
 {
     if ((unsigned) b >= RMAIB_BASIC_COUNT)
         return RMAIB_ERR_TYPE;
-    return (valid_ops[b] == OPS_INTEGER || b == RMAIB_BASIC_BOOL || b == RMAIB_BASIC_BYTE)
+    return (rmaib_valid_ops_tab[b] == OPS_INTEGER || b == RMAIB_BASIC_BOOL || b == RMAIB_BASIC_BYTE)
         ? RMAIB_OK : RMAIB_ERR_TYPE;
 }
 
-size_t rmaib_basic_size(rmaib_basic_t b)
+size_t rmaib_pair_index_offset(rmaib_basic_t b)
 {
-    return (unsigned) b < RMAIB_BASIC_COUNT ? basic_size[b] : 0;
+    switch (b) {
+    case RMAIB_BASIC_FLOAT_INT: return offsetof(rmaib_float_int_t, i);
+    case RMAIB_BASIC_DOUBLE_INT: return offsetof(rmaib_double_int_t, i);
+    case RMAIB_BASIC_LONG_INT: return offsetof(rmaib_long_int_t, i);
+    case RMAIB_BASIC_2INT: return offsetof(rmaib_2int_t, i);
+    case RMAIB_BASIC_SHORT_INT: return offsetof(rmaib_short_int_t, i);
+    case RMAIB_BASIC_LONG_DOUBLE_INT: return offsetof(rmaib_long_double_int_t, i);
+    default: return 0;
+    }
 }
 
 __attribute__((noinline)) float _Complex rmaib_red_cmulf(float _Complex a, float _Complex b)
@@ -194,7 +195,7 @@ void rmaib_reduce(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, s
     if (op == RMAIB_OP_NO_OP || rmaib_reduce_valid(b, op) != RMAIB_OK)
         return;
     if (op == RMAIB_OP_REPLACE) {
-        memmove(inout, in, n * basic_size[b]);
+        memmove(inout, in, n * rmaib_basic_size_tab[b]);
         return;
     }
     switch (b) {
@@ -206,6 +207,7 @@ void rmaib_reduce(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, s
     TYPE_INTEGER(RMAIB_BASIC_UINT16, uint16_t, uint16_t, unsigned)
     TYPE_INTEGER(RMAIB_BASIC_UINT32, uint32_t, uint32_t, uint32_t)
     TYPE_INTEGER(RMAIB_BASIC_UINT64, uint64_t, uint64_t, uint64_t)
+    TYPE_INTEGER(RMAIB_BASIC_CHAR, int8_t, uint8_t, unsigned)
     case RMAIB_BASIC_BOOL:          /* any non-zero byte is true; results are 0 or 1 */
         switch (op) { CASES_LOGIC(uint8_t) default: return; }
     case RMAIB_BASIC_BYTE:

@@ -62,14 +62,26 @@ typedef struct { long double v; int i; } rmaib_long_double_int_t;
  * (inlined copies could order operands or contract into FMAs differently). */
 float _Complex rmaib_red_cmulf(float _Complex a, float _Complex b);
 
+/* Tables behind the two inline functions below (on every accumulate's path). */
+#define OPBIT(op) (1u << (op))
+extern const unsigned rmaib_valid_ops_tab[RMAIB_BASIC_COUNT];
+extern const size_t rmaib_basic_size_tab[RMAIB_BASIC_COUNT];
+
 /* May op be applied to elements of basic type b (MPI-3.1 §5.9.2)?  RMAIB_OK,
  * RMAIB_ERR_OP for a forbidden pair or an unknown op, RMAIB_ERR_TYPE for
  * RMAIB_BASIC_NONE (the accumulate family needs one basic type, even for REPLACE)
  * or an unknown type. */
-int rmaib_reduce_valid(rmaib_basic_t b, rmaib_op_t op);
+static inline int rmaib_reduce_valid(rmaib_basic_t b, rmaib_op_t op)
+{
+    if ((unsigned) b >= RMAIB_BASIC_COUNT || b == RMAIB_BASIC_NONE)
+        return RMAIB_ERR_TYPE;
+    if ((unsigned) op >= RMAIB_OP_COUNT || op < RMAIB_OP_SUM)
+        return RMAIB_ERR_OP;
+    return rmaib_valid_ops_tab[b] & OPBIT(op) ? RMAIB_OK : RMAIB_ERR_OP;
+}
 
-/* May Compare_and_swap work on b (MPI-3.1 §11.3.4: C integer, logical, byte)?
- * RMAIB_OK or RMAIB_ERR_TYPE. */
+/* May Compare_and_swap work on b (MPI-3.1 §11.3.4: C integer, logical, byte; and
+ * MPI_CHAR, which MPICH takes as a C integer here too)?  RMAIB_OK or RMAIB_ERR_TYPE. */
 int rmaib_cas_valid(rmaib_basic_t b);
 
 /* inout[i] = inout[i] op in[i] for n elements of type b; REPLACE copies (memmove),
@@ -78,6 +90,13 @@ int rmaib_cas_valid(rmaib_basic_t b);
 void rmaib_reduce(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n);
 
 /* sizeof one element (pairs: sizeof the C struct); 0 for NONE or an unknown type. */
-size_t rmaib_basic_size(rmaib_basic_t b);
+static inline size_t rmaib_basic_size(rmaib_basic_t b)
+{
+    return (unsigned) b < RMAIB_BASIC_COUNT ? rmaib_basic_size_tab[b] : 0;
+}
+
+/* Pair types: offsetof the index in the C struct (0 for any other type).  MPI moves
+ * a pair as its value's bytes followed by the index's, without the padding. */
+size_t rmaib_pair_index_offset(rmaib_basic_t b);
 
 #endif

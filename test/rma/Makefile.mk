@@ -54,6 +54,14 @@ EXTRA_DIST += test/rma/common_b.h
 # --- end of block B ---
 
 # --- block C: the accumulate family ---
+rma_tests += test/rma/acc_all_type_op_pairs
+rma_tests += test/rma/acc_derived_types
+rma_tests += test/rma/acc_errors
+rma_tests += test/rma/acc_ordering
+rma_tests += test/rma/acc_overlapping_ranges
+rma_tests += test/rma/acc_ticket_lock
+rma_tests += test/rma/get_accumulate_noop_consistent
+EXTRA_DIST += test/rma/common_c.h
 # --- end of block C ---
 
 check_PROGRAMS += $(rma_tests)

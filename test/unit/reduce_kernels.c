@@ -56,7 +56,7 @@ static const char *const oname[RMAIB_OP_COUNT] = {
 #define R_COMPLEX "yy..........yy"   /* complex: no MAX/MIN either */
 #define R_BOOL    "....yyy.....yy"   /* logical */
 #define R_BYTE    ".......yyy..yy"   /* byte */
-#define R_CHAR    "............yy"   /* text: nothing but REPLACE and NO_OP */
+#define R_CHAR    R_INTEGER          /* text to MPI-3.1, a C integer to MPICH and rmaib */
 #define R_PAIR    "..........yyyy"   /* MAXLOC/MINLOC pairs */
 
 static const char *const rules[RMAIB_BASIC_COUNT] = {
@@ -139,7 +139,8 @@ static void test_rules(void)
                    rmaib_basic_size((rmaib_basic_t) b), c_size[b]);
             sizes_ok = 0;
         }
-        int want = (b >= RMAIB_BASIC_INT8 && b <= RMAIB_BASIC_UINT64) || b == RMAIB_BASIC_BOOL || b == RMAIB_BASIC_BYTE
+        int want = (b >= RMAIB_BASIC_INT8 && b <= RMAIB_BASIC_UINT64) || b == RMAIB_BASIC_BOOL
+            || b == RMAIB_BASIC_BYTE || b == RMAIB_BASIC_CHAR
             ? RMAIB_OK : RMAIB_ERR_TYPE;
         if (rmaib_cas_valid((rmaib_basic_t) b) != want) {
             printf("# cas_valid(%s) = %d, want %d\n", bname[b], rmaib_cas_valid((rmaib_basic_t) b),
@@ -371,7 +372,7 @@ static void gen(rmaib_basic_t b, unsigned char *e, size_t idx, int side, unsigne
 
 static int is_signed(rmaib_basic_t b)
 {
-    return b >= RMAIB_BASIC_INT8 && b <= RMAIB_BASIC_INT64;
+    return (b >= RMAIB_BASIC_INT8 && b <= RMAIB_BASIC_INT64) || b == RMAIB_BASIC_CHAR;
 }
 
 /* *x = *x op *y for one element of b, written the plain way. */
@@ -388,7 +389,8 @@ static void ref_elem(rmaib_basic_t b, rmaib_op_t op, unsigned char *x, const uns
     switch (b) {
     case RMAIB_BASIC_INT8: case RMAIB_BASIC_INT16: case RMAIB_BASIC_INT32: case RMAIB_BASIC_INT64:
     case RMAIB_BASIC_UINT8: case RMAIB_BASIC_UINT16: case RMAIB_BASIC_UINT32:
-    case RMAIB_BASIC_UINT64: case RMAIB_BASIC_BOOL: case RMAIB_BASIC_BYTE: {
+    case RMAIB_BASIC_UINT64: case RMAIB_BASIC_BOOL: case RMAIB_BASIC_BYTE:
+    case RMAIB_BASIC_CHAR: {
         uint64_t a = get_u(x, w), c = get_u(y, w), r = a;
         int64_t sa = get_s(x, w), sc = get_s(y, w);
         int cgt = is_signed(b) ? sc > sa : c > a;     /* operand greater than target */

@@ -94,20 +94,27 @@ int MPI_Get_accumulate(const void *obuf, int ocount, MPI_Datatype otype, void *r
                                                 tdisp, tcount, ttype, op, bw, 0));
 }
 
+/* Fetch_and_op and Compare_and_swap take one element of "a predefined datatype"
+ * (MPI-3.1 §11.3.4): a derived type, even one that is a single int, is MPI_ERR_TYPE.
+ * Both are the latency-bound calls of the family, so they go straight to the core. */
 int MPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype dt, int target,
                      MPI_Aint tdisp, MPI_Op op, MPI_Win win)
 {
     LOOKUP(win, bw);
-    return rmaib_mpi_win_ret(bw, get_accumulate(obuf, 1, dt, rbuf, 1, dt, target, tdisp, 1, dt,
-                                                op, bw, 0));
+    const rmaib_layout_t *l = rmaib_mpi_layout_named(dt);
+    rmaib_op_t rop = op_of(op);
+    int rerr = !rop ? RMAIB_ERR_OP : !l ? RMAIB_ERR_TYPE : RMAIB_OK;
+    if (rerr == RMAIB_OK && target != MPI_PROC_NULL)
+        rerr = rmaib_fetch_and_op(bw->core, obuf, rbuf, l, target, tdisp, rop);
+    return rmaib_mpi_win_ret(bw, rerr);
 }
 
 int MPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Datatype dt,
                          int target, MPI_Aint tdisp, MPI_Win win)
 {
     LOOKUP(win, bw);
-    const rmaib_layout_t *l;
-    int rerr = layout(1, dt, &l);
+    const rmaib_layout_t *l = rmaib_mpi_layout_named(dt);
+    int rerr = l ? RMAIB_OK : RMAIB_ERR_TYPE;
     if (rerr == RMAIB_OK && target != MPI_PROC_NULL)
         rerr = rmaib_compare_and_swap(bw->core, obuf, cbuf, rbuf, l, target, tdisp);
     return rmaib_mpi_win_ret(bw, rerr);

@@ -1305,18 +1305,21 @@ const rmaib_layout_t *rmaib_mpi_layout(MPI_Datatype dt, int *err)
     return layout_slow(dt, err);
 }
 
-rmaib_basic_t rmaib_mpi_basic(MPI_Datatype dt)
+const rmaib_layout_t *rmaib_mpi_layout_named(MPI_Datatype dt)
 {
-    const rmaib_layout_t *lay;
-
-    if (!atomic_load_explicit(&named_ready, memory_order_acquire)) {
+    if (__builtin_expect(!atomic_load_explicit(&named_ready, memory_order_acquire), 0)) {
         pthread_mutex_lock(&slow_lock);
         int status = named_init();
         pthread_mutex_unlock(&slow_lock);
         if (status)
-            return RMAIB_BASIC_NONE;
+            return NULL;
     }
-    lay = named_find(dt_key(dt));
+    return named_find(dt_key(dt));
+}
+
+rmaib_basic_t rmaib_mpi_basic(MPI_Datatype dt)
+{
+    const rmaib_layout_t *lay = rmaib_mpi_layout_named(dt);
     return lay ? lay->basic : RMAIB_BASIC_NONE;
 }
 

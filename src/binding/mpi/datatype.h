@@ -22,6 +22,10 @@
  * it to keep it past that. */
 const rmaib_layout_t *rmaib_mpi_layout(MPI_Datatype dt, int *err);
 
+/* The layout of a predefined type, NULL for any other (derived types, null handles):
+ * for the calls that take "one predefined datatype" (Fetch_and_op, Compare_and_swap). */
+const rmaib_layout_t *rmaib_mpi_layout_named(MPI_Datatype dt);
+
 /* The rmaib_basic_t of a predefined type (RMAIB_BASIC_NONE if not a basic type). */
 rmaib_basic_t rmaib_mpi_basic(MPI_Datatype dt);
 

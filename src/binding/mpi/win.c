@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "datatype.h"
 #include "errors.h"
 #include "handles.h"
 #include "rmaib_host.h"
@@ -67,6 +68,9 @@ static int create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_C
     PMPI_Comm_size(bw->comm, &nranks);
 
     rmaib_init();
+    /* Build the predefined-type table now, not in a window's first operation: a
+     * latency loop's warm-up should not pay for flattening every named type. */
+    (void) rmaib_mpi_layout_named(MPI_BYTE);
     rmaib_win_args_t a = {
         .flavor = flavor, .hcomm = &bw->comm, .rank = rank, .nranks = nranks,
         .base = base, .size = (size_t) size, .disp_unit = disp_unit,
