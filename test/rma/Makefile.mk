@@ -29,6 +29,7 @@ rma_tests += test/rma/put_get_proc_null
 rma_tests += test/rma/put_get_large
 rma_tests += test/rma/put_get_disp_unit
 rma_tests += test/rma/put_get_unaligned
+rma_tests += test/rma/accumulate_zero_size
 rma_tests += test/rma/err_sync
 rma_tests += test/rma/err_args
 rma_tests += test/rma/err_range
