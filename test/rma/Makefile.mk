@@ -8,6 +8,7 @@ rma_tests += test/rma/win_create
 rma_tests += test/rma/win_allocate
 rma_tests += test/rma/win_allocate_shared
 rma_tests += test/rma/win_dynamic
+rma_tests += test/rma/win_dynamic_adjacent_regions
 rma_tests += test/rma/win_size_zero
 rma_tests += test/rma/win_comm_self
 rma_tests += test/rma/win_split_comm
