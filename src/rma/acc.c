@@ -198,6 +198,18 @@ static int acc_prepare(rmaib_win_t *w, int target, int64_t tdisp, size_t tcount,
     return rmaib_target_base(w, target, tdisp, tcount, tl, roff);
 }
 
+/* An accumulate that moves no data at all is a no-op whatever its datatypes (a
+ * count of 0, or a type of size 0, on every side; MPICH's badrma relies on it):
+ * only the op, the target and the epoch are checked. */
+static int acc_empty(rmaib_win_t *w, int target, rmaib_op_t op, int flags)
+{
+    if ((unsigned) op >= RMAIB_OP_COUNT || op < RMAIB_OP_SUM)
+        return RMAIB_ERR_OP;
+    if (target < 0 || target >= w->nranks)
+        return RMAIB_ERR_RANK;
+    return rmaib_epoch_ok(w, target, flags);
+}
+
 /* The origin's data as one contiguous run: the user's buffer itself when it already
  * is one, else a packed copy the caller frees. */
 static const char *contiguous(const void *buf, size_t count, const rmaib_layout_t *l, char **tofree)
@@ -217,6 +229,8 @@ int rmaib_accumulate(rmaib_win_t *w, const void *obuf, size_t ocount, const rmai
 {
     uint64_t roff = 0;
     int nothing;
+    if (ocount * ol->size == 0 && tcount * tl->size == 0)
+        return acc_empty(w, target, op, flags);
     if (ol->basic != tl->basic || ocount * ol->size != tcount * tl->size)
         return RMAIB_ERR_TYPE;
     if (op == RMAIB_OP_NO_OP)
@@ -240,6 +254,9 @@ int rmaib_get_accumulate(rmaib_win_t *w, const void *obuf, size_t ocount,
 {
     uint64_t roff = 0;
     int nothing;
+    if ((op == RMAIB_OP_NO_OP || ocount * ol->size == 0) && rcount * rl->size == 0
+        && tcount * tl->size == 0)
+        return acc_empty(w, target, op, flags);
     /* With NO_OP the origin buffer is not used, so its arguments are not checked. */
     if (op != RMAIB_OP_NO_OP && (ol->basic != tl->basic || ocount * ol->size != tcount * tl->size))
         return RMAIB_ERR_TYPE;

@@ -218,7 +218,7 @@ int rmaib_win_detach(rmaib_win_t *w, const void *base)
     return RMAIB_ERR_RMA_ATTACH;
 }
 
-/* Is [lo, hi) inside one region the target has attached?  Reads the target's table
+/* Is [lo, hi) inside the regions the target has attached?  Reads the target's table
  * through the atomics transport's bulk read, retrying a torn copy. */
 int rmaib_dynamic_range_ok(rmaib_win_t *w, int target, uint64_t lo, uint64_t hi)
 {
@@ -243,10 +243,25 @@ int rmaib_dynamic_range_ok(rmaib_win_t *w, int target, uint64_t lo, uint64_t hi)
             break;
         rmaib_backoff(&bo);
     }
-    for (uint64_t i = 0; i < t.n; i++)
-        if (lo >= t.r[i].base && hi <= t.r[i].base + t.r[i].size)
-            return RMAIB_OK;
-    return RMAIB_ERR_RMA_RANGE;
+    if (lo >= hi) {
+        for (uint64_t i = 0; i < t.n; i++)
+            if (lo >= t.r[i].base && hi <= t.r[i].base + t.r[i].size)
+                return RMAIB_OK;
+        return RMAIB_ERR_RMA_RANGE;
+    }
+    /* Regions attached back to back cover a range together (MPICH's
+     * win_dynamic_rma_flush_get): walk from lo through the region holding it to that
+     * region's end.  Regions never overlap, so each step takes another one. */
+    for (uint64_t step = 0; step < t.n && lo < hi; step++) {
+        uint64_t i;
+        for (i = 0; i < t.n; i++)
+            if (lo >= t.r[i].base && lo < t.r[i].base + t.r[i].size)
+                break;
+        if (i == t.n)
+            return RMAIB_ERR_RMA_RANGE;
+        lo = t.r[i].base + t.r[i].size;
+    }
+    return lo >= hi ? RMAIB_OK : RMAIB_ERR_RMA_RANGE;
 }
 
 int rmaib_win_shared_query(rmaib_win_t *w, int rank, size_t *size, int *disp_unit, void **base)

@@ -1,0 +1,22 @@
+# make conformance: MPICH's own RMA test suite (test/mpi/rma of Debian's mpich
+# source package) built against librmaib-mpi and run with its own test lists;
+# see maint/conformance --help.  Entries that are not run are listed, each with
+# its reason, in maint/conformance-exclude.  The suite is unpacked, built and run
+# under conformance/ in the build tree; the source package is cached in
+# $RMAIB_CACHE_DIR (default ~/.cache/rmaib).  CONFORMANCE_FLAGS passes options,
+# e.g. make conformance CONFORMANCE_FLAGS="--tests '^win'".
+
+EXTRA_DIST += maint/conformance maint/conformance-exclude
+
+CONFORMANCE_FLAGS =
+
+conformance: $(lib_LTLIBRARIES)
+	$(SHELL) $(top_srcdir)/maint/conformance --mpicc '$(RMAIB_MPICC_PATH)' \
+	    --mpiexec '$(MPIEXEC)' $(CONFORMANCE_FLAGS) $(abs_top_builddir)
+
+# The suite takes minutes to build: make clean keeps it, distclean removes it.
+distclean-local: conformance-clean
+conformance-clean:
+	rm -rf $(abs_top_builddir)/conformance
+
+.PHONY: conformance conformance-clean
