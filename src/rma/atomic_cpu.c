@@ -168,9 +168,47 @@ static void elems(rmaib_basic_t b, rmaib_op_t op, void *target, const void *oper
  * word is swapped in by CAS, and only a word someone changed meanwhile is computed
  * again on its own.
  */
+/* Integer SUM lane by lane within a word (SWAR): add without the top bit of each
+ * lane, so no carry crosses into the next, then put the top bits' sum back with XOR.
+ * hi has the top bit of every lane set; wraps like the kernels do. */
+static inline uint64_t swar_sum(uint64_t x, uint64_t y, uint64_t hi)
+{
+    return ((x & ~hi) + (y & ~hi)) ^ ((x ^ y) & hi);
+}
+
+static uint64_t swar_mask(rmaib_basic_t b, rmaib_op_t op)
+{
+    if (op != RMAIB_OP_SUM)
+        return 0;
+    switch (b) {
+    case RMAIB_BASIC_INT8: case RMAIB_BASIC_UINT8: case RMAIB_BASIC_CHAR:
+        return UINT64_C(0x8080808080808080);
+    case RMAIB_BASIC_INT16: case RMAIB_BASIC_UINT16:
+        return UINT64_C(0x8000800080008000);
+    case RMAIB_BASIC_INT32: case RMAIB_BASIC_UINT32:
+        return UINT64_C(0x8000000080000000);
+    default:
+        return 0;
+    }
+}
+
 static void words(rmaib_basic_t b, rmaib_op_t op, uint64_t *target, const unsigned char *operand,
                   unsigned char *fetch, size_t nwords)
 {
+    uint64_t hi = swar_mask(b, op);
+    if (hi) {
+        for (size_t k = 0; k < nwords; k++) {
+            uint64_t y, old = __atomic_load_n(target + k, __ATOMIC_RELAXED);
+            memcpy(&y, operand + 8 * k, 8);
+            while (!__atomic_compare_exchange_n(target + k, &old, swar_sum(old, y, hi), 0, SC,
+                                                SC))
+                ;
+            if (fetch)
+                memcpy(fetch + 8 * k, &old, 8);
+        }
+        return;
+    }
+
     enum { BATCH = 64 };
     size_t per = 8 / rmaib_basic_size(b);
     int simple = op == RMAIB_OP_NO_OP || op == RMAIB_OP_REPLACE || op == RMAIB_OP_BAND
