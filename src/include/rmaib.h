@@ -130,6 +130,9 @@ typedef struct rmaib_config {
     const char *transport;  /* RMAIB_TRANSPORT: auto, shm, ofi */
     int lock_alg;           /* RMAIB_LOCK: default lock algorithm */
     int stats;              /* RMAIB_STATS: per-window counters printed at MPI_Win_free */
+    const char *ofi_provider; /* RMAIB_OFI_PROVIDER: NULL = the best available */
+    int async_progress;     /* RMAIB_ASYNC_PROGRESS: -1 auto, 0 off, 1 on */
+    int ofi_mr_local;       /* RMAIB_OFI_MR_LOCAL: behave as if the provider wanted FI_MR_LOCAL */
 } rmaib_config_t;
 
 extern rmaib_config_t rmaib_config;

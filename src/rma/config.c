@@ -36,6 +36,18 @@ int rmaib_init(void)
         rmaib_host_say("RMAIB_TRANSPORT=%s is not one of auto, shm, ofi", rmaib_config.transport);
         return RMAIB_ERR_ARG;
     }
+    const char *prov = getenv("RMAIB_OFI_PROVIDER");
+    rmaib_config.ofi_provider = prov && *prov ? prov : NULL;
+    rmaib_config.ofi_mr_local = env_int("RMAIB_OFI_MR_LOCAL", 0);
+    const char *ap = getenv("RMAIB_ASYNC_PROGRESS");
+    if (!ap || !*ap || strcmp(ap, "auto") == 0) {
+        rmaib_config.async_progress = -1;
+    } else if (strcmp(ap, "0") == 0 || strcmp(ap, "1") == 0) {
+        rmaib_config.async_progress = ap[0] - '0';
+    } else {
+        rmaib_host_say("RMAIB_ASYNC_PROGRESS=%s is not one of auto, 0, 1", ap);
+        return RMAIB_ERR_ARG;
+    }
     /* Peers on this node reach MPI_Win_create and dynamic-window memory with
      * process_vm_readv/writev, which Yama may restrict to descendants. */
 #ifdef PR_SET_PTRACER

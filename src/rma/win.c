@@ -35,8 +35,10 @@ static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
 
 /* Ranks share memory when they run on one host in one network namespace (two
  * namespaces on one host stand for two nodes in the multi-host test);
- * RMAIB_NODE_SIZE=k cuts the world into simulated nodes of k ranks. */
-static uint64_t node_key(void)
+ * RMAIB_NODE_SIZE=k cuts the world into simulated nodes of k ranks, except for
+ * MPI_Win_allocate_shared windows: MPI requires their ranks to share memory, and on
+ * one host they do, so a test suite run with simulated nodes still creates them. */
+static uint64_t node_key(int flavor)
 {
     char host[256] = "";
     struct stat st;
@@ -45,7 +47,7 @@ static uint64_t node_key(void)
     h = fnv1a(h, host, strlen(host));
     if (stat("/proc/self/ns/net", &st) == 0)
         h = fnv1a(h, &st.st_ino, sizeof st.st_ino);
-    if (rmaib_config.node_size > 0) {
+    if (rmaib_config.node_size > 0 && flavor != RMAIB_FLAVOR_SHARED) {
         int sim = rmaib_host_world_rank() / rmaib_config.node_size;
         h = fnv1a(h, &sim, sizeof sim);
     }
@@ -83,7 +85,7 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
     if (!all)
         mine.status = RMAIB_ERR_NO_MEM;
     if (mine.status == RMAIB_OK) {
-        mine.node_key = node_key();
+        mine.node_key = node_key(a->flavor);
         mine.size = w->size;
         mine.base = (uint64_t) (uintptr_t) w->base;
         mine.pid = (int32_t) getpid();
@@ -193,6 +195,11 @@ int rmaib_win_attach(rmaib_win_t *w, void *base, size_t size)
             return RMAIB_ERR_RMA_ATTACH;
     if (c->attach_n == RMAIB_MAX_ATTACH)
         return RMAIB_ERR_RMA_ATTACH;
+    /* The backends expose the region (register it with the network) before any
+     * origin can find it in the table. */
+    int rc = rmaib_transport_attach(w, base, size);
+    if (rc != RMAIB_OK)
+        return rc;
     attach_begin(c);
     c->attach[c->attach_n].base = b;
     c->attach[c->attach_n].size = size;
@@ -213,6 +220,7 @@ int rmaib_win_detach(rmaib_win_t *w, const void *base)
             c->attach[i] = c->attach[c->attach_n - 1];
             c->attach_n--;
             attach_end(c);
+            rmaib_transport_detach(w, base);
             return RMAIB_OK;
         }
     return RMAIB_ERR_RMA_ATTACH;

@@ -66,6 +66,11 @@ rma_tests += test/rma/get_accumulate_noop_consistent
 EXTRA_DIST += test/rma/common_c.h
 # --- end of block C ---
 
+# --- block D: the ofi backend (configuration errors, the progress thread) ---
+rma_tests += test/rma/ofi_bad_config
+rma_tests += test/rma/progress_thread_idle
+# --- end of block D ---
+
 check_PROGRAMS += $(rma_tests)
 TESTS += $(rma_tests)
 EXTRA_DIST += test/rma/tap.h test/rma/testlist

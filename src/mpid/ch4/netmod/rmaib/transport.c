@@ -8,41 +8,93 @@
  * all its atomics through the network backend, a single-node window all with CPU
  * atomics, so the two kinds never meet on one word.
  */
+#include <stdlib.h>
 #include <string.h>
 #include "rmaib_win.h"
 #include "rmaib_host.h"
+#ifdef HAVE_OFI
+#include "ofi.h"
+#endif
 
 /* Backends in the order their win_init runs: shm first, because its segment holds
- * every rank's control block and the memory of allocated windows. */
-static const rmaib_tp_ops_t *const backends[] = { &rmaib_shm_ops };
+ * every rank's control block and the memory of allocated windows, which the network
+ * backend then registers. */
+static const rmaib_tp_ops_t *const backends[] = {
+    &rmaib_shm_ops,
+#ifdef HAVE_OFI
+    &rmaib_ofi_ops,
+#endif
+};
 enum { NBACKENDS = sizeof backends / sizeof backends[0] };
 
+/* The network backend, brought up at the first window that needs it; NULL if it
+ * cannot start (net_failure says why). */
 static const rmaib_tp_ops_t *network_backend(void)
 {
-    return NULL;    /* the ofi backend is not built yet */
+#ifdef HAVE_OFI
+    return rmaib_ofi_init() == RMAIB_OK ? &rmaib_ofi_ops : NULL;
+#else
+    return NULL;
+#endif
+}
+
+static const char *net_failure(void)
+{
+#ifdef HAVE_OFI
+    return rmaib_ofi_failure();
+#else
+    return "rmaib was configured without libfabric";
+#endif
+}
+
+/* Every rank must have a working endpoint, or the ones that do would wait in the
+ * window's set-up for the ones that do not.  The lowest failing rank says why, once
+ * per process. */
+static int net_agree(rmaib_win_t *w, int ok)
+{
+    static int said;
+    int *all = malloc(sizeof(int) * (size_t) w->nranks), first_bad = -1;
+    if (!all)
+        return RMAIB_ERR_NO_MEM;
+    int rc = rmaib_host_allgather(w->hcomm, &ok, all, sizeof(int));
+    for (int r = 0; rc == RMAIB_OK && r < w->nranks; r++)
+        if (!all[r] && first_bad < 0)
+            first_bad = r;
+    free(all);
+    if (rc != RMAIB_OK)
+        return rc;
+    if (first_bad < 0)
+        return RMAIB_OK;
+    if (first_bad == w->rank && !said) {
+        said = 1;
+        rmaib_host_say("rmaib: the ofi network backend cannot start (%s); set RMAIB_OFI_PROVIDER "
+                       "to a provider that offers FI_EP_RDM with FI_RMA|FI_ATOMIC (fi_info -t "
+                       "FI_EP_RDM -c 'FI_RMA|FI_ATOMIC'), or run on one node with "
+                       "RMAIB_TRANSPORT=shm", net_failure());
+    }
+    return RMAIB_ERR_TRANSPORT;
 }
 
 int rmaib_transport_win_init(rmaib_win_t *w)
 {
     const char *mode = rmaib_config.transport;
-    const rmaib_tp_ops_t *net = network_backend();
+    int force_net = strcmp(mode, "ofi") == 0;
+    const rmaib_tp_ops_t *net = NULL;
     int rc = RMAIB_OK;
 
-    if (strcmp(mode, "ofi") == 0 || (w->nnodes > 1 && strcmp(mode, "shm") != 0)) {
-        if (!net)
-            rc = RMAIB_ERR_TRANSPORT;
-    } else if (w->nnodes > 1) {
-        rc = RMAIB_ERR_TRANSPORT;       /* shm forced on a window that spans nodes */
-    }
-    if (rc != RMAIB_OK) {
+    if (w->nnodes > 1 && strcmp(mode, "shm") == 0) {
         if (w->rank == 0)
-            rmaib_host_say("rmaib: no transport reaches every peer of this window "
-                           "(%d nodes, RMAIB_TRANSPORT=%s; the ofi backend is not built)",
-                           w->nnodes, mode);
-        return rc;
+            rmaib_host_say("rmaib: this window spans %d nodes and RMAIB_TRANSPORT=shm "
+                           "cannot reach them all", w->nnodes);
+        return RMAIB_ERR_TRANSPORT;
+    }
+    if (force_net || w->nnodes > 1) {
+        net = network_backend();
+        rc = net_agree(w, net != NULL);
+        if (rc != RMAIB_OK)
+            return rc;
     }
 
-    int force_net = strcmp(mode, "ofi") == 0;
     for (int r = 0; r < w->nranks; r++)
         w->peers[r].tp = (!force_net && w->peers[r].node == w->mynode) ? &rmaib_shm_ops : net;
     w->atp = (w->nnodes > 1 || force_net) ? net : &rmaib_shm_ops;
@@ -74,4 +126,33 @@ void rmaib_transport_progress(void)
 {
     for (int b = 0; b < NBACKENDS; b++)
         backends[b]->progress();
+}
+
+int rmaib_transport_attach(rmaib_win_t *w, void *base, size_t size)
+{
+    for (int b = 0; b < NBACKENDS; b++)
+        if (backends[b]->attach) {
+            int rc = backends[b]->attach(w, base, size);
+            if (rc != RMAIB_OK) {
+                while (--b >= 0)
+                    if (backends[b]->detach)
+                        backends[b]->detach(w, base);
+                return rc;
+            }
+        }
+    return RMAIB_OK;
+}
+
+void rmaib_transport_detach(rmaib_win_t *w, const void *base)
+{
+    for (int b = NBACKENDS - 1; b >= 0; b--)
+        if (backends[b]->detach)
+            backends[b]->detach(w, base);
+}
+
+void rmaib_transport_finalize(void)
+{
+#ifdef HAVE_OFI
+    rmaib_ofi_finalize();
+#endif
 }

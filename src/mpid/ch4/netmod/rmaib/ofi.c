@@ -1,0 +1,1484 @@
+/*
+ * The ofi backend: the network path, over one libfabric FI_EP_RDM endpoint per
+ * process (FI_RMA | FI_ATOMIC), brought up at the first window that needs it and
+ * kept until process exit (or rmaib_transport_finalize).
+ *
+ * Completion counting.  Every operation carries a completion; there are no counters
+ * (shm has none).  A put copies its data into a registered bounce ring, so the
+ * origin buffer is free when put returns (the core reuses its temporaries at once),
+ * and the ring block is the operation's context: it names the window's per-target
+ * record, whose "done" count the completion bumps.  flush(peer) waits until done
+ * reaches the count issued to that target.  Gets, fetching atomics and control-block
+ * atomics are blocking: their context is a waiter on the caller's stack.  Whoever
+ * reads the CQ (the caller, any wait loop, the progress thread) credits the right
+ * record, so no thread waits for another to hand its completions over.
+ *
+ * Remote visibility.  Writes and non-fetching atomics ask for FI_DELIVERY_COMPLETE
+ * where the provider offers it.  Where only FI_TRANSMIT_COMPLETE is offered, a flush
+ * to a target written since its last read ends with an 8-byte read from that target
+ * (reads are ordered after writes: FI_ORDER_RMA_RAW, checked at start-up).
+ *
+ * Memory registration.  The hints accept FI_MR_LOCAL, FI_MR_VIRT_ADDR,
+ * FI_MR_ALLOCATED, FI_MR_PROV_KEY and FI_MR_ENDPOINT; whatever the provider keeps
+ * set is honoured: target addresses are virtual or offsets from the region's start,
+ * keys are the provider's or ours (a per-process counter), MRs are bound to the
+ * endpoint and enabled, and with FI_MR_LOCAL every local buffer is in the bounce
+ * ring, which is registered once.  Each window registers its memory and its control
+ * block; dynamic windows register each attached region (the attach hook) and publish
+ * the keys in a registered key table that origins read, with a generation count as
+ * the core's attach table has.
+ *
+ * Atomics.  Control-block words use 64-bit FI_UINT64 atomics (fetch-add and
+ * compare-swap are required; read, write and swap fall back to them).  For the
+ * accumulate family a basic type is native only if the provider does every op MPI
+ * allows on it, fetching and not, and compare-swap where MPI allows that, on
+ * elements of at most 8 bytes: so one element never sees both a native and a locked
+ * access.  The table is built once per endpoint with fi_*atomicvalid.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include "rmaib_win.h"
+#include "rmaib_host.h"
+#include "ofi.h"
+#include "../../../../rma/reduce.h"
+
+#define OFI_NAME_MAX 256
+#define POOL_BYTES (8u << 20)       /* bounce ring */
+#define POOL_MAX (256u << 10)       /* largest payload of one ring block */
+#define POOL_ALIGN 64
+#define CQ_SIZE 4096
+#define BATCH_IOV 16
+
+/* A block of the bounce ring.  busy counts the operations still using it; the block
+ * and everything after it is reclaimed in ring order once busy drops to 0. */
+typedef struct pool_blk {
+    _Atomic uint32_t busy;
+    uint32_t bytes;             /* whole block, header included */
+    struct ofi_peer *peer;      /* completion credit for an asynchronous op, or NULL */
+    char pad[POOL_ALIGN - 16];
+} pool_blk_t;
+
+/* A blocking caller's completion record; its address, tagged with bit 0, is the
+ * context of the operations it waits for. */
+typedef struct ofi_waiter {
+    _Atomic int pending;
+    _Atomic int err;
+} ofi_waiter_t;
+
+/* The remote key table of a dynamic window. */
+typedef struct ofi_ktab_entry {
+    uint64_t base, size, key;
+} ofi_ktab_entry_t;
+
+typedef struct ofi_ktab {
+    uint64_t gen;               /* odd while the owner changes the table */
+    uint64_t n;
+    ofi_ktab_entry_t e[RMAIB_MAX_ATTACH];
+} ofi_ktab_t;
+
+/* One target as this window sees it. */
+typedef struct ofi_peer {
+    fi_addr_t addr;
+    uint64_t data_va, data_raddr, data_key;     /* raddr: what roff 0 is on the wire */
+    uint64_t ctrl_raddr, ctrl_key;
+    uint64_t ktab_raddr, ktab_key;
+    uint64_t issued;            /* asynchronous operations posted (caller's thread) */
+    _Atomic uint64_t done;      /* ... and completed (any thread) */
+    _Atomic int err;            /* an asynchronous operation failed: fi_errno */
+    int unread;                 /* written since the last read (TRANSMIT_COMPLETE only) */
+    ofi_ktab_t *ktab;           /* dynamic windows: cached copy of the peer's table */
+} ofi_peer_t;
+
+typedef struct ofi_win {
+    struct fid_mr *data_mr, *ctrl_mr, *ktab_mr;
+    ofi_ktab_t *ktab;           /* dynamic: own table, registered */
+    struct fid_mr *attach_mr[RMAIB_MAX_ATTACH];
+    ofi_peer_t peers[];
+} ofi_win_t;
+
+/* What each rank tells the others at window creation. */
+typedef struct ofi_hello {
+    int32_t status;
+    uint32_t namelen;
+    uint64_t data_va, data_key, ctrl_va, ctrl_key, ktab_va, ktab_key;
+    char name[OFI_NAME_MAX];
+} ofi_hello_t;
+
+typedef struct ofi_addr_entry {
+    uint64_t hash;
+    size_t len;
+    char name[OFI_NAME_MAX];
+    fi_addr_t fa;
+    int connected;              /* a first operation to it has completed */
+} ofi_addr_entry_t;
+
+static struct ofi_state {
+    _Atomic int up;
+    int failed;
+    char failure[1024];
+
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    struct fid_ep *ep;
+    char name[OFI_NAME_MAX];
+    size_t namelen;
+
+    int mr_local, virt_addr, prov_key, mr_endpoint;
+    int delivery_complete;
+    int atomic_ordered;         /* non-fetching atomics may stay outstanding */
+    int cq_wait;                /* the CQ has a wait object: fi_cq_sread works */
+    int thread;                 /* the progress thread runs */
+    size_t max_msg, iov_max, rma_iov_max;
+    _Atomic uint64_t next_key;  /* requested keys, unique in the process (without FI_MR_PROV_KEY) */
+    _Atomic long outstanding;   /* operations posted and not yet completed */
+
+    unsigned char native[RMAIB_BASIC_COUNT];
+    size_t count_nf[RMAIB_BASIC_COUNT], count_f[RMAIB_BASIC_COUNT];
+    int have_read, have_write, have_swap;
+
+    char *pool;
+    struct fid_mr *pool_mr;
+    void *pool_desc;
+    uint64_t head, tail;
+
+    ofi_addr_entry_t *addrs;
+    size_t naddrs, addrs_cap;
+    _Atomic int said_error;
+} ofi;
+
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Different windows may be used by different threads at once: the ring and the
+ * address cache are the process's, so each has a lock (never held while waiting). */
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t addr_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define WAITER_CTX(wt) ((void *) ((uintptr_t) (wt) | 1))
+
+/* ---------------------------------------------------------------- completions */
+
+static void complete(void *ctx, int err)
+{
+    uintptr_t c = (uintptr_t) ctx;
+    atomic_fetch_sub_explicit(&ofi.outstanding, 1, memory_order_relaxed);
+    if (c & 1) {
+        ofi_waiter_t *wt = (ofi_waiter_t *) (c & ~(uintptr_t) 1);
+        if (err)
+            atomic_store_explicit(&wt->err, err, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&wt->pending, 1, memory_order_release);
+        return;
+    }
+    /* Credit the target before releasing the block: once done reaches issued the
+     * window may go, so neither is touched after its last update. */
+    pool_blk_t *b = ctx;
+    ofi_peer_t *p = b->peer;
+    if (err)
+        atomic_store_explicit(&p->err, err, memory_order_relaxed);
+    atomic_fetch_add_explicit(&p->done, 1, memory_order_release);
+    atomic_fetch_sub_explicit(&b->busy, 1, memory_order_release);
+}
+
+static void say_cq_error(const struct fi_cq_err_entry *e)
+{
+    if (atomic_exchange(&ofi.said_error, 1))
+        return;
+    rmaib_host_say("rmaib: ofi operation failed: %s (%s)", fi_strerror(e->err),
+                   fi_cq_strerror(ofi.cq, e->prov_errno, e->err_data, NULL, 0));
+}
+
+static int handle(struct fi_cq_entry *ent, ssize_t n)
+{
+    for (ssize_t i = 0; i < n; i++)
+        complete(ent[i].op_context, 0);
+    return (int) n;
+}
+
+static int handle_error(void)
+{
+    struct fi_cq_err_entry e;
+    memset(&e, 0, sizeof e);
+    if (fi_cq_readerr(ofi.cq, &e, 0) <= 0)
+        return 0;
+    say_cq_error(&e);
+    complete(e.op_context, e.err ? e.err : FI_EOTHER);
+    return 1;
+}
+
+/* Read the CQ dry; with manual progress this is also what serves peers' requests. */
+static int reap(void)
+{
+    struct fi_cq_entry ent[16];
+    int total = 0;
+    for (;;) {
+        ssize_t n = fi_cq_read(ofi.cq, ent, 16);
+        if (n > 0) {
+            total += handle(ent, n);
+            if (n < 16)
+                break;
+        } else if (n == -FI_EAVAIL) {
+            total += handle_error();
+        } else {
+            break;
+        }
+    }
+    return total;
+}
+
+static void ofi_progress(void)
+{
+    if (atomic_load_explicit(&ofi.up, memory_order_relaxed))
+        reap();
+}
+
+int rmaib_ofi_progress_wait(int timeout_ms)
+{
+    if (!atomic_load(&ofi.up))
+        return -1;
+    int n = reap();
+    if (n > 0)
+        return n;
+    if (!ofi.cq_wait)
+        return -1;
+    struct fi_cq_entry ent[16];
+    ssize_t r = fi_cq_sread(ofi.cq, ent, 16, NULL, timeout_ms);
+    if (r > 0)
+        return handle(ent, r);
+    if (r == -FI_EAVAIL)
+        return handle_error();
+    if (r == -FI_EAGAIN || r == -FI_ETIMEDOUT || r == -FI_EINTR)
+        return 0;
+    ofi.cq_wait = 0;            /* no usable wait object: the thread polls instead */
+    return -1;
+}
+
+void rmaib_ofi_progress_wake(void)
+{
+    if (atomic_load(&ofi.up) && ofi.cq_wait)
+        fi_cq_signal(ofi.cq);
+}
+
+static int wait_for(ofi_waiter_t *wt)
+{
+    rmaib_backoff_t bo = { 0 };
+    while (atomic_load_explicit(&wt->pending, memory_order_acquire) > 0)
+        rmaib_backoff(&bo);
+    return atomic_load_explicit(&wt->err, memory_order_relaxed) ? RMAIB_ERR_TRANSPORT : RMAIB_OK;
+}
+
+/* Post with a provider call into r, draining the CQ while the queue is full; a
+ * posted operation counts as outstanding until its completion is read. */
+#define POST(r, call)                                                           \
+    do {                                                                        \
+        rmaib_backoff_t bo_ = { 0 };                                            \
+        while (atomic_load_explicit(&ofi.outstanding, memory_order_relaxed)     \
+               >= CQ_SIZE / 2)                                                  \
+            rmaib_backoff(&bo_);                                                \
+        while (((r) = (call)) == -FI_EAGAIN)                                    \
+            rmaib_backoff(&bo_);                                                \
+        if ((r) == 0)                                                           \
+            atomic_fetch_add_explicit(&ofi.outstanding, 1, memory_order_relaxed); \
+    } while (0)
+
+static int post_failed(const char *what, ssize_t r)
+{
+    if (!atomic_exchange(&ofi.said_error, 1))
+        rmaib_host_say("rmaib: %s over ofi failed: %s", what, fi_strerror((int) -r));
+    return RMAIB_ERR_TRANSPORT;
+}
+
+/* ---------------------------------------------------------------- bounce ring */
+
+static void pool_reclaim(void)
+{
+    while (ofi.tail != ofi.head) {
+        pool_blk_t *b = (pool_blk_t *) (ofi.pool + ofi.tail % POOL_BYTES);
+        if (atomic_load_explicit(&b->busy, memory_order_acquire))
+            break;
+        ofi.tail += b->bytes;
+    }
+}
+
+/* A block for len bytes (at most POOL_MAX), busy for one operation. */
+static pool_blk_t *pool_alloc(size_t len, ofi_peer_t *peer)
+{
+    size_t need = (sizeof(pool_blk_t) + len + POOL_ALIGN - 1) & ~(size_t) (POOL_ALIGN - 1);
+    rmaib_backoff_t bo = { 0 };
+    for (;;) {
+        pthread_mutex_lock(&pool_lock);
+        size_t pos = ofi.head % POOL_BYTES, room = POOL_BYTES - pos;
+        size_t want = need <= room ? need : room + need;    /* filler to the end, then the block */
+        pool_reclaim();
+        if (ofi.head - ofi.tail + want <= POOL_BYTES) {
+            if (need > room) {
+                pool_blk_t *f = (pool_blk_t *) (ofi.pool + pos);
+                f->bytes = (uint32_t) room;
+                atomic_store_explicit(&f->busy, 0, memory_order_relaxed);
+                ofi.head += room;
+                pos = 0;
+            }
+            pool_blk_t *b = (pool_blk_t *) (ofi.pool + pos);
+            b->bytes = (uint32_t) need;
+            b->peer = peer;
+            atomic_store_explicit(&b->busy, 1, memory_order_relaxed);
+            ofi.head += need;
+            pthread_mutex_unlock(&pool_lock);
+            return b;
+        }
+        pthread_mutex_unlock(&pool_lock);
+        rmaib_backoff(&bo);
+    }
+}
+
+static void pool_release(pool_blk_t *b)
+{
+    atomic_store_explicit(&b->busy, 0, memory_order_release);
+}
+
+static inline void *blk_data(pool_blk_t *b)
+{
+    return b + 1;
+}
+
+/* ---------------------------------------------------------------- start-up */
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char try_reason[256];
+
+static int fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(try_reason, sizeof try_reason, fmt, ap);
+    va_end(ap);
+    return RMAIB_ERR_TRANSPORT;
+}
+
+static void close_fid(void *fidp)
+{
+    struct fid **f = fidp;
+    if (*f)
+        fi_close(*f);
+    *f = NULL;
+}
+
+static void teardown(void)
+{
+    close_fid(&ofi.pool_mr);   /* bound to the endpoint with FI_MR_ENDPOINT */
+    close_fid(&ofi.ep);
+    close_fid(&ofi.cq);
+    close_fid(&ofi.av);
+    close_fid(&ofi.domain);
+    close_fid(&ofi.fabric);
+    if (ofi.info)
+        fi_freeinfo(ofi.info);
+    ofi.info = NULL;
+    free(ofi.pool);
+    ofi.pool = NULL;
+    free(ofi.addrs);
+    ofi.addrs = NULL;
+    ofi.naddrs = ofi.addrs_cap = 0;
+}
+
+static int map_datatype(rmaib_basic_t b, enum fi_datatype *dt)
+{
+    switch (b) {
+    case RMAIB_BASIC_INT8: *dt = FI_INT8; return 1;
+    case RMAIB_BASIC_INT16: *dt = FI_INT16; return 1;
+    case RMAIB_BASIC_INT32: *dt = FI_INT32; return 1;
+    case RMAIB_BASIC_INT64: *dt = FI_INT64; return 1;
+    case RMAIB_BASIC_UINT8: *dt = FI_UINT8; return 1;
+    case RMAIB_BASIC_UINT16: *dt = FI_UINT16; return 1;
+    case RMAIB_BASIC_UINT32: *dt = FI_UINT32; return 1;
+    case RMAIB_BASIC_UINT64: *dt = FI_UINT64; return 1;
+    case RMAIB_BASIC_FLOAT: *dt = FI_FLOAT; return 1;
+    case RMAIB_BASIC_DOUBLE: *dt = FI_DOUBLE; return 1;
+    case RMAIB_BASIC_C_FLOAT_COMPLEX: *dt = FI_FLOAT_COMPLEX; return 1;
+    case RMAIB_BASIC_BOOL:      /* 0/1 in one byte: the logical ops give 0/1 back */
+    case RMAIB_BASIC_BYTE:
+    case RMAIB_BASIC_CHAR: *dt = FI_UINT8; return 1;
+    default: return 0;          /* wider than 8 bytes, or a MAXLOC/MINLOC pair */
+    }
+}
+
+static int map_op(rmaib_op_t op, enum fi_op *fop)
+{
+    switch (op) {
+    case RMAIB_OP_SUM: *fop = FI_SUM; return 1;
+    case RMAIB_OP_PROD: *fop = FI_PROD; return 1;
+    case RMAIB_OP_MAX: *fop = FI_MAX; return 1;
+    case RMAIB_OP_MIN: *fop = FI_MIN; return 1;
+    case RMAIB_OP_LAND: *fop = FI_LAND; return 1;
+    case RMAIB_OP_LOR: *fop = FI_LOR; return 1;
+    case RMAIB_OP_LXOR: *fop = FI_LXOR; return 1;
+    case RMAIB_OP_BAND: *fop = FI_BAND; return 1;
+    case RMAIB_OP_BOR: *fop = FI_BOR; return 1;
+    case RMAIB_OP_BXOR: *fop = FI_BXOR; return 1;
+    case RMAIB_OP_REPLACE: *fop = FI_ATOMIC_WRITE; return 1;
+    case RMAIB_OP_NO_OP: *fop = FI_ATOMIC_READ; return 1;
+    default: return 0;          /* MAXLOC, MINLOC */
+    }
+}
+
+static enum fi_datatype uint_of_size(size_t size)
+{
+    return size == 1 ? FI_UINT8 : size == 2 ? FI_UINT16 : size == 4 ? FI_UINT32 : FI_UINT64;
+}
+
+/* Native for type b iff every op MPI allows on b is valid with count >= 1, fetching
+ * and not, plus compare-swap where MPI has it: all or nothing per type. */
+static void build_atomic_table(void)
+{
+    for (int b = 1; b < RMAIB_BASIC_COUNT; b++) {
+        enum fi_datatype dt;
+        size_t nf = POOL_MAX, f = POOL_MAX, c;
+        int ok = map_datatype(b, &dt) && rmaib_basic_size(b) <= 8;
+        for (int op = RMAIB_OP_SUM; ok && op < RMAIB_OP_COUNT; op++) {
+            enum fi_op fop;
+            if (rmaib_reduce_valid(b, op) != RMAIB_OK)
+                continue;
+            if (!map_op(op, &fop)) {
+                ok = 0;
+                break;
+            }
+            if (op != RMAIB_OP_NO_OP) {
+                c = 0;
+                if (fi_atomicvalid(ofi.ep, dt, fop, &c) != 0 || c < 1)
+                    ok = 0;
+                else if (c < nf)
+                    nf = c;
+            }
+            c = 0;
+            if (ok && (fi_fetch_atomicvalid(ofi.ep, dt, fop, &c) != 0 || c < 1))
+                ok = 0;
+            else if (c < f)
+                f = c;
+        }
+        if (ok && rmaib_cas_valid(b) == RMAIB_OK) {
+            c = 0;
+            if (fi_compare_atomicvalid(ofi.ep, uint_of_size(rmaib_basic_size(b)), FI_CSWAP, &c) != 0
+                || c < 1)
+                ok = 0;
+        }
+        ofi.native[b] = (unsigned char) ok;
+        ofi.count_nf[b] = nf;
+        ofi.count_f[b] = f;
+    }
+}
+
+static int valid64(int kind, enum fi_op op)
+{
+    size_t c = 0;
+    int r = kind == 0 ? fi_atomicvalid(ofi.ep, FI_UINT64, op, &c)
+        : kind == 1 ? fi_fetch_atomicvalid(ofi.ep, FI_UINT64, op, &c)
+        : fi_compare_atomicvalid(ofi.ep, FI_UINT64, op, &c);
+    return r == 0 && c >= 1;
+}
+
+static struct fi_info *get_info(const char *prov, int dc)
+{
+    struct fi_info *hints = fi_allocinfo(), *info = NULL;
+    if (!hints)
+        return NULL;
+    hints->caps = FI_RMA | FI_ATOMIC;
+    hints->mode = 0;
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED
+        | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+    hints->domain_attr->threading = FI_THREAD_SAFE;
+    hints->domain_attr->av_type = FI_AV_TABLE;
+    hints->tx_attr->op_flags = dc ? FI_DELIVERY_COMPLETE : 0;
+    hints->fabric_attr->prov_name = strdup(prov);
+    if (fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &info) != 0)
+        info = NULL;
+    fi_freeinfo(hints);
+    /* The layering asked for, not a lower one the name happens to match. */
+    while (info && strcasecmp(info->fabric_attr->prov_name, prov) != 0) {
+        struct fi_info *next = info->next;
+        info->next = NULL;
+        fi_freeinfo(info);
+        info = next;
+    }
+    if (info && info->next) {
+        fi_freeinfo(info->next);
+        info->next = NULL;
+    }
+    return info;
+}
+
+static int want_thread(const struct fi_info *info)
+{
+    if (rmaib_config.async_progress >= 0)
+        return rmaib_config.async_progress;
+    /* Default: serve the target side in a thread when the provider progresses only
+     * inside our calls, or a target blocked in the host MPI would starve its peers. */
+    return info->domain_attr->data_progress == FI_PROGRESS_MANUAL;
+}
+
+static int try_provider(const char *prov)
+{
+    struct fi_info *info = get_info(prov, 1);
+    int dc = info != NULL;
+    if (!info)
+        info = get_info(prov, 0);
+    if (!info)
+        return fail("no FI_EP_RDM endpoint with FI_RMA|FI_ATOMIC");
+    ofi.info = info;
+    uint64_t mr = info->domain_attr->mr_mode;
+    ofi.mr_local = (mr & FI_MR_LOCAL) != 0 || rmaib_config.ofi_mr_local;
+    ofi.virt_addr = (mr & FI_MR_VIRT_ADDR) != 0;
+    ofi.prov_key = (mr & FI_MR_PROV_KEY) != 0;
+    ofi.mr_endpoint = (mr & FI_MR_ENDPOINT) != 0;
+    ofi.delivery_complete = dc;
+    ofi.max_msg = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : (size_t) 1 << 30;
+    if (ofi.max_msg > POOL_MAX)
+        ofi.max_msg = POOL_MAX;     /* every piece fits one ring block */
+    ofi.iov_max = info->tx_attr->iov_limit ? info->tx_attr->iov_limit : 1;
+    ofi.rma_iov_max = info->tx_attr->rma_iov_limit ? info->tx_attr->rma_iov_limit : 1;
+    if (ofi.iov_max > BATCH_IOV)
+        ofi.iov_max = BATCH_IOV;
+    if (ofi.rma_iov_max > BATCH_IOV)
+        ofi.rma_iov_max = BATCH_IOV;
+    uint64_t order = info->tx_attr->msg_order & info->rx_attr->msg_order;
+    ofi.atomic_ordered = (order & (FI_ORDER_ATOMIC_RAW | FI_ORDER_ATOMIC_WAW))
+        == (FI_ORDER_ATOMIC_RAW | FI_ORDER_ATOMIC_WAW);
+    if (!dc && !(order & (FI_ORDER_RMA_RAW | FI_ORDER_RAW)))
+        return fail("neither FI_DELIVERY_COMPLETE nor read-after-write ordering");
+    ofi.thread = want_thread(info);
+    info->tx_attr->op_flags = dc ? FI_DELIVERY_COMPLETE : 0;
+
+    int r = fi_fabric(info->fabric_attr, &ofi.fabric, NULL);
+    if (r == 0)
+        r = fi_domain(ofi.fabric, info, &ofi.domain, NULL);
+    if (r != 0)
+        return fail("cannot open fabric/domain: %s", fi_strerror(-r));
+
+    struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
+    r = fi_av_open(ofi.domain, &av_attr, &ofi.av, NULL);
+    if (r != 0)
+        return fail("fi_av_open: %s", fi_strerror(-r));
+
+    struct fi_cq_attr cq_attr = { .size = CQ_SIZE, .format = FI_CQ_FORMAT_CONTEXT,
+        .wait_obj = ofi.thread ? FI_WAIT_UNSPEC : FI_WAIT_NONE };
+    r = fi_cq_open(ofi.domain, &cq_attr, &ofi.cq, NULL);
+    if (r != 0 && ofi.thread) {
+        cq_attr.wait_obj = FI_WAIT_NONE;
+        r = fi_cq_open(ofi.domain, &cq_attr, &ofi.cq, NULL);
+    }
+    if (r != 0)
+        return fail("fi_cq_open: %s", fi_strerror(-r));
+    ofi.cq_wait = cq_attr.wait_obj != FI_WAIT_NONE;
+
+    r = fi_endpoint(ofi.domain, info, &ofi.ep, NULL);
+    if (r == 0)
+        r = fi_ep_bind(ofi.ep, &ofi.av->fid, 0);
+    if (r == 0)
+        r = fi_ep_bind(ofi.ep, &ofi.cq->fid, FI_TRANSMIT | FI_RECV);
+    if (r == 0)
+        r = fi_enable(ofi.ep);
+    if (r != 0)
+        return fail("cannot open the endpoint: %s", fi_strerror(-r));
+    ofi.namelen = sizeof ofi.name;
+    r = fi_getname(&ofi.ep->fid, ofi.name, &ofi.namelen);
+    if (r != 0)
+        return fail("fi_getname: %s", fi_strerror(-r));
+
+    if (!valid64(1, FI_SUM) || !valid64(2, FI_CSWAP))
+        return fail("no 64-bit fetch-add and compare-swap");
+    ofi.have_read = valid64(1, FI_ATOMIC_READ);
+    ofi.have_write = valid64(0, FI_ATOMIC_WRITE);
+    ofi.have_swap = valid64(1, FI_ATOMIC_WRITE);
+    build_atomic_table();
+
+    if (posix_memalign((void **) &ofi.pool, 4096, POOL_BYTES) != 0) {
+        ofi.pool = NULL;
+        return fail("out of memory for the bounce ring");
+    }
+    ofi.head = ofi.tail = 0;
+    ofi.pool_desc = NULL;
+    if (ofi.mr_local) {
+        memset(ofi.pool, 0, POOL_BYTES);        /* FI_MR_ALLOCATED: back every page */
+        r = fi_mr_reg(ofi.domain, ofi.pool, POOL_BYTES, FI_READ | FI_WRITE, 0,
+                      atomic_fetch_add(&ofi.next_key, 1), 0, &ofi.pool_mr, NULL);
+        if (r == 0 && ofi.mr_endpoint) {
+            r = fi_mr_bind(ofi.pool_mr, &ofi.ep->fid, 0);
+            if (r == 0)
+                r = fi_mr_enable(ofi.pool_mr);
+        }
+        if (r != 0)
+            return fail("cannot register the bounce ring: %s", fi_strerror(-r));
+        ofi.pool_desc = fi_mr_desc(ofi.pool_mr);
+    }
+    return RMAIB_OK;
+}
+
+static void ofi_atexit(void)
+{
+    rmaib_ofi_finalize();
+}
+
+int rmaib_ofi_init(void)
+{
+    static int atexit_done;
+    static const char *const automatic[] = { "verbs;ofi_rxm", "tcp;ofi_rxm", "sockets", "shm" };
+    int rc = RMAIB_OK;
+    if (atomic_load(&ofi.up))
+        return RMAIB_OK;
+    pthread_mutex_lock(&init_lock);
+    if (atomic_load(&ofi.up) || ofi.failed) {
+        rc = ofi.failed ? RMAIB_ERR_TRANSPORT : RMAIB_OK;
+        goto fn_exit;
+    }
+    /* RMAIB_OFI_PROVIDER: one name or a comma-separated list, tried in order. */
+    char names[512];
+    const char *list[16];
+    size_t nlist = 0;
+    if (rmaib_config.ofi_provider) {
+        char *save = NULL;
+        snprintf(names, sizeof names, "%s", rmaib_config.ofi_provider);
+        for (char *t = strtok_r(names, ",", &save); t && nlist < 16; t = strtok_r(NULL, ",", &save))
+            if (*t)
+                list[nlist++] = t;
+    }
+    if (nlist == 0)
+        for (size_t i = 0; i < sizeof automatic / sizeof automatic[0]; i++)
+            list[nlist++] = automatic[i];
+    size_t used = 0;
+    ofi.failure[0] = 0;
+    atomic_store(&ofi.next_key, 1);
+    rc = RMAIB_ERR_TRANSPORT;
+    for (size_t i = 0; i < nlist; i++) {
+        try_reason[0] = 0;
+        rc = try_provider(list[i]);
+        if (rc == RMAIB_OK)
+            break;
+        teardown();
+        used += (size_t) snprintf(ofi.failure + used, used < sizeof ofi.failure ?
+                                  sizeof ofi.failure - used : 0, "%s%s: %s", i ? ", " : "",
+                                  list[i], try_reason);
+        if (used >= sizeof ofi.failure)
+            used = sizeof ofi.failure - 1;
+    }
+    if (rc != RMAIB_OK) {
+        ofi.failed = 1;
+        goto fn_exit;
+    }
+    atomic_store(&ofi.up, 1);
+    if (!atexit_done) {
+        atexit(ofi_atexit);
+        atexit_done = 1;
+    }
+    if (rmaib_config.verbose)
+        rmaib_host_say("rmaib: ofi provider %s on %s, mr_mode [%s], %s, progress thread %s",
+                       ofi.info->fabric_attr->prov_name, ofi.info->domain_attr->name,
+                       fi_tostr(&ofi.info->domain_attr->mr_mode, FI_TYPE_MR_MODE),
+                       ofi.delivery_complete ? "FI_DELIVERY_COMPLETE" : "trailing reads",
+                       ofi.thread ? "on" : "off");
+    if (ofi.thread && rmaib_progress_thread_start() != RMAIB_OK)
+        ofi.thread = 0;
+  fn_exit:
+    pthread_mutex_unlock(&init_lock);
+    return rc;
+}
+
+const char *rmaib_ofi_failure(void)
+{
+    return ofi.failure;
+}
+
+void rmaib_ofi_finalize(void)
+{
+    pthread_mutex_lock(&init_lock);
+    if (atomic_load(&ofi.up)) {
+        if (ofi.thread)
+            rmaib_progress_thread_stop();
+        atomic_store(&ofi.up, 0);
+        teardown();
+    }
+    ofi.failed = 0;
+    pthread_mutex_unlock(&init_lock);
+}
+
+/* ---------------------------------------------------------------- addresses, MRs */
+
+static uint64_t fnv1a(const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * UINT64_C(0x100000001b3);
+    return h;
+}
+
+/* Each endpoint name goes into the AV once per process, however many windows. */
+static int lookup_addr_locked(const char *name, size_t len, fi_addr_t *fa, int *connected)
+{
+    uint64_t h = fnv1a(name, len);
+    for (size_t i = 0; i < ofi.naddrs; i++)
+        if (ofi.addrs[i].hash == h && ofi.addrs[i].len == len
+            && memcmp(ofi.addrs[i].name, name, len) == 0) {
+            *fa = ofi.addrs[i].fa;
+            *connected = ofi.addrs[i].connected;
+            return RMAIB_OK;
+        }
+    if (ofi.naddrs == ofi.addrs_cap) {
+        size_t cap = ofi.addrs_cap ? 2 * ofi.addrs_cap : 64;
+        ofi_addr_entry_t *a = realloc(ofi.addrs, cap * sizeof *a);
+        if (!a)
+            return RMAIB_ERR_NO_MEM;
+        ofi.addrs = a;
+        ofi.addrs_cap = cap;
+    }
+    if (fi_av_insert(ofi.av, name, 1, fa, 0, NULL) != 1)
+        return RMAIB_ERR_TRANSPORT;
+    ofi_addr_entry_t *e = &ofi.addrs[ofi.naddrs++];
+    e->hash = h;
+    e->len = len;
+    memcpy(e->name, name, len);
+    e->fa = *fa;
+    e->connected = *connected = 0;
+    return RMAIB_OK;
+}
+
+static int lookup_addr(const char *name, size_t len, fi_addr_t *fa, int *connected)
+{
+    pthread_mutex_lock(&addr_lock);
+    int rc = lookup_addr_locked(name, len, fa, connected);
+    pthread_mutex_unlock(&addr_lock);
+    return rc;
+}
+
+static void mark_connected(fi_addr_t fa)
+{
+    pthread_mutex_lock(&addr_lock);
+    for (size_t i = 0; i < ofi.naddrs; i++)
+        if (ofi.addrs[i].fa == fa)
+            ofi.addrs[i].connected = 1;
+    pthread_mutex_unlock(&addr_lock);
+}
+
+/* Connection-oriented providers (tcp;ofi_rxm) connect at the first operation to a
+ * peer, and a peer that is computing accepts only from its progress thread's
+ * periodic progress.  Window creation, where every rank is inside rmaib, is the
+ * cheap moment: read 8 bytes of each new peer's control block, all at once. */
+static int connect_peers(rmaib_win_t *w, ofi_win_t *o, const int *connected)
+{
+    int p = w->nranks, rc = RMAIB_OK, n = 0;
+    for (int r = 0; r < p; r++)
+        n += !connected[r];
+    if (n == 0)
+        return RMAIB_OK;
+    pool_blk_t *b = pool_alloc((size_t) n * 8, NULL);
+    char *buf = blk_data(b);
+    ofi_waiter_t wt = { 0, 0 };
+    for (int r = 0; r < p && rc == RMAIB_OK; r++) {
+        if (connected[r])
+            continue;
+        ofi_peer_t *pe = &o->peers[r];
+        ssize_t ret;
+        atomic_fetch_add_explicit(&wt.pending, 1, memory_order_relaxed);
+        POST(ret, fi_read(ofi.ep, buf, 8, ofi.pool_desc, pe->addr, pe->ctrl_raddr, pe->ctrl_key,
+                          WAITER_CTX(&wt)));
+        if (ret != 0) {
+            atomic_fetch_sub_explicit(&wt.pending, 1, memory_order_relaxed);
+            rc = post_failed("connection set-up", ret);
+        }
+        buf += 8;
+    }
+    int rc2 = wait_for(&wt);
+    pool_release(b);
+    if (rc == RMAIB_OK)
+        rc = rc2;
+    for (int r = 0; rc == RMAIB_OK && r < p; r++)
+        if (!connected[r])
+            mark_connected(o->peers[r].addr);
+    return rc;
+}
+
+static int reg(void *base, size_t size, uint64_t access, struct fid_mr **mr, uint64_t *key)
+{
+    uint64_t want_key = atomic_fetch_add_explicit(&ofi.next_key, 1, memory_order_relaxed);
+    int r = fi_mr_reg(ofi.domain, base, size, access, 0, want_key, 0, mr, NULL);
+    if (r == 0 && ofi.mr_endpoint) {
+        r = fi_mr_bind(*mr, &ofi.ep->fid, 0);
+        if (r == 0)
+            r = fi_mr_enable(*mr);
+        if (r != 0) {
+            fi_close(&(*mr)->fid);
+            *mr = NULL;
+        }
+    }
+    if (r != 0) {
+        *mr = NULL;
+        rmaib_host_say("rmaib: cannot register %zu bytes at %p with ofi: %s", size, base,
+                       fi_strerror(-r));
+        return RMAIB_ERR_TRANSPORT;
+    }
+    *key = fi_mr_key(*mr);
+    return RMAIB_OK;
+}
+
+/* The address a region's byte at va goes by on the wire. */
+static uint64_t wire_addr(uint64_t region_va, uint64_t va)
+{
+    return ofi.virt_addr ? va : va - region_va;
+}
+
+static void win_release(rmaib_win_t *w, ofi_win_t *o)
+{
+    for (int i = 0; i < RMAIB_MAX_ATTACH; i++)
+        close_fid(&o->attach_mr[i]);
+    close_fid(&o->data_mr);
+    close_fid(&o->ctrl_mr);
+    close_fid(&o->ktab_mr);
+    free(o->ktab);
+    for (int r = 0; r < w->nranks; r++)
+        free(o->peers[r].ktab);
+    free(o);
+}
+
+static int ofi_win_init(rmaib_win_t *w)
+{
+    /* The network is in use exactly when it carries the window's atomics, which
+     * every rank of the group decides alike. */
+    if (w->atp != &rmaib_ofi_ops)
+        return RMAIB_OK;
+    int p = w->nranks, rc = RMAIB_OK;
+    ofi_hello_t mine, *all = malloc(sizeof *all * (size_t) p);
+    ofi_win_t *o = calloc(1, sizeof *o + sizeof(ofi_peer_t) * (size_t) p);
+    const uint64_t remote = FI_REMOTE_READ | FI_REMOTE_WRITE;
+
+    memset(&mine, 0, sizeof mine);
+    mine.status = RMAIB_OK;
+    if (!all || !o)
+        mine.status = RMAIB_ERR_NO_MEM;
+    else if (!atomic_load(&ofi.up) || ofi.namelen > OFI_NAME_MAX)
+        mine.status = RMAIB_ERR_TRANSPORT;
+    if (mine.status == RMAIB_OK) {
+        memcpy(mine.name, ofi.name, ofi.namelen);
+        mine.namelen = (uint32_t) ofi.namelen;
+        mine.data_va = (uint64_t) (uintptr_t) w->base;
+        if (w->flavor != RMAIB_FLAVOR_DYNAMIC && w->size > 0)
+            mine.status = reg(w->base, w->size, remote, &o->data_mr, &mine.data_key);
+    }
+    if (mine.status == RMAIB_OK) {
+        mine.ctrl_va = (uint64_t) (uintptr_t) w->my_ctrl;
+        mine.status = reg(w->my_ctrl, rmaib_ctrl_size(p), remote, &o->ctrl_mr, &mine.ctrl_key);
+    }
+    if (mine.status == RMAIB_OK && w->flavor == RMAIB_FLAVOR_DYNAMIC) {
+        if (posix_memalign((void **) &o->ktab, 4096, sizeof *o->ktab) != 0) {
+            o->ktab = NULL;
+            mine.status = RMAIB_ERR_NO_MEM;
+        } else {
+            memset(o->ktab, 0, sizeof *o->ktab);
+            mine.ktab_va = (uint64_t) (uintptr_t) o->ktab;
+            mine.status = reg(o->ktab, sizeof *o->ktab, FI_REMOTE_READ, &o->ktab_mr,
+                              &mine.ktab_key);
+        }
+    }
+
+    if (!all) {
+        rmaib_host_say("rmaib: out of memory setting up an ofi window");
+        rc = RMAIB_ERR_NO_MEM;  /* cannot join the exchange; the peers will see it fail */
+        goto fn_fail;
+    }
+    rc = rmaib_host_allgather(w->hcomm, &mine, all, sizeof mine);
+    for (int r = 0; rc == RMAIB_OK && r < p; r++)
+        if (all[r].status != RMAIB_OK)
+            rc = all[r].status;
+    if (rc != RMAIB_OK)
+        goto fn_fail;
+
+    int ins = RMAIB_OK;
+    int *connected = calloc((size_t) p, sizeof(int));
+    if (!connected)
+        ins = RMAIB_ERR_NO_MEM;
+    for (int r = 0; r < p && ins == RMAIB_OK; r++) {
+        ofi_peer_t *pe = &o->peers[r];
+        const ofi_hello_t *h = &all[r];
+        ins = lookup_addr(h->name, h->namelen, &pe->addr, &connected[r]);
+        pe->data_va = h->data_va;
+        pe->data_raddr = wire_addr(h->data_va, h->data_va);
+        pe->data_key = h->data_key;
+        pe->ctrl_raddr = wire_addr(h->ctrl_va, h->ctrl_va);
+        pe->ctrl_key = h->ctrl_key;
+        pe->ktab_raddr = wire_addr(h->ktab_va, h->ktab_va);
+        pe->ktab_key = h->ktab_key;
+        atomic_init(&pe->done, 0);
+        atomic_init(&pe->err, 0);
+        if (w->peers[r].tp == &rmaib_ofi_ops)
+            w->peers[r].tpp = pe;
+    }
+    if (ins == RMAIB_OK)
+        ins = connect_peers(w, o, connected);
+    free(connected);
+    /* One more exchange so that no rank keeps a window a peer could not set up. */
+    int *st = (int *) all;
+    rc = rmaib_host_allgather(w->hcomm, &ins, st, sizeof(int));
+    for (int r = 0; rc == RMAIB_OK && r < p; r++)
+        if (st[r] != RMAIB_OK)
+            rc = st[r];
+    if (rc != RMAIB_OK)
+        goto fn_fail;
+    free(all);
+    w->ofi = o;
+    return RMAIB_OK;
+
+  fn_fail:
+    if (o)
+        win_release(w, o);
+    free(all);
+    return rc;
+}
+
+static int flush_peer(rmaib_win_t *w, ofi_peer_t *p);
+
+static void ofi_win_fini(rmaib_win_t *w)
+{
+    ofi_win_t *o = w->ofi;
+    if (!o)
+        return;
+    for (int r = 0; r < w->nranks; r++)     /* nothing may still credit this window */
+        flush_peer(w, &o->peers[r]);
+    win_release(w, o);
+    w->ofi = NULL;
+}
+
+/* ---------------------------------------------------------------- dynamic windows */
+
+static int ofi_attach(rmaib_win_t *w, void *base, size_t size)
+{
+    ofi_win_t *o = w->ofi;
+    if (!o || !o->ktab)
+        return RMAIB_OK;
+    ofi_ktab_t *t = o->ktab;
+    if (t->n == RMAIB_MAX_ATTACH)
+        return RMAIB_ERR_RMA_ATTACH;
+    uint64_t key;
+    int rc = reg(base, size, FI_REMOTE_READ | FI_REMOTE_WRITE, &o->attach_mr[t->n], &key);
+    if (rc != RMAIB_OK)
+        return rc;
+    atomic_store((_Atomic uint64_t *) &t->gen, t->gen + 1);
+    t->e[t->n].base = (uint64_t) (uintptr_t) base;
+    t->e[t->n].size = size;
+    t->e[t->n].key = key;
+    t->n++;
+    atomic_store((_Atomic uint64_t *) &t->gen, t->gen + 1);
+    return RMAIB_OK;
+}
+
+static void ofi_detach(rmaib_win_t *w, const void *base)
+{
+    ofi_win_t *o = w->ofi;
+    if (!o || !o->ktab)
+        return;
+    ofi_ktab_t *t = o->ktab;
+    for (uint64_t i = 0; i < t->n; i++)
+        if (t->e[i].base == (uint64_t) (uintptr_t) base) {
+            atomic_store((_Atomic uint64_t *) &t->gen, t->gen + 1);
+            struct fid_mr *mr = o->attach_mr[i];
+            t->e[i] = t->e[t->n - 1];
+            o->attach_mr[i] = o->attach_mr[t->n - 1];
+            o->attach_mr[t->n - 1] = NULL;
+            t->n--;
+            atomic_store((_Atomic uint64_t *) &t->gen, t->gen + 1);
+            fi_close(&mr->fid);
+            return;
+        }
+}
+
+/* ---------------------------------------------------------------- reads */
+
+/* Read len bytes at (raddr, key) of p into dst and wait.  Without FI_MR_LOCAL the
+ * pieces land in dst directly and are all in flight together; with it each goes
+ * through a ring block. */
+static int read_blocking(ofi_peer_t *p, void *dst, size_t len, uint64_t raddr, uint64_t key)
+{
+    ofi_waiter_t wt = { 0, 0 };
+    ssize_t r = 0;
+    int rc = RMAIB_OK;
+    for (size_t done = 0; done < len && rc == RMAIB_OK; done += ofi.max_msg) {
+        size_t n = len - done < ofi.max_msg ? len - done : ofi.max_msg;
+        pool_blk_t *b = ofi.mr_local ? pool_alloc(n, NULL) : NULL;
+        char *to = b ? blk_data(b) : (char *) dst + done;
+        atomic_fetch_add_explicit(&wt.pending, 1, memory_order_relaxed);
+        POST(r, fi_read(ofi.ep, to, n, ofi.pool_desc, p->addr, raddr + done, key,
+                        WAITER_CTX(&wt)));
+        if (r != 0) {
+            atomic_fetch_sub_explicit(&wt.pending, 1, memory_order_relaxed);
+            rc = post_failed("get", r);
+        }
+        if (b) {
+            int rc2 = wait_for(&wt);
+            if (r == 0)
+                memcpy((char *) dst + done, to, n);
+            pool_release(b);
+            if (rc == RMAIB_OK)
+                rc = rc2;
+        }
+    }
+    int rc2 = wait_for(&wt);
+    return rc != RMAIB_OK ? rc : rc2;
+}
+
+/* A consistent copy of a dynamic target's key table, read again only when the
+ * target's generation has moved. */
+static int ktab_refresh(ofi_peer_t *p)
+{
+    uint64_t gen;
+    rmaib_backoff_t bo = { 0 };
+    if (!p->ktab) {
+        p->ktab = malloc(sizeof *p->ktab);
+        if (!p->ktab)
+            return RMAIB_ERR_NO_MEM;
+        p->ktab->gen = 1;       /* odd: never valid */
+    }
+    int rc = read_blocking(p, &gen, sizeof gen, p->ktab_raddr, p->ktab_key);
+    while (rc == RMAIB_OK && gen != p->ktab->gen) {
+        ofi_ktab_t *t = p->ktab;
+        rc = read_blocking(p, t, 2 * sizeof(uint64_t), p->ktab_raddr, p->ktab_key);
+        if (rc == RMAIB_OK && t->n > RMAIB_MAX_ATTACH)
+            rc = RMAIB_ERR_INTERN;
+        if (rc == RMAIB_OK && t->n)
+            rc = read_blocking(p, t->e, t->n * sizeof t->e[0],
+                               p->ktab_raddr + offsetof(ofi_ktab_t, e), p->ktab_key);
+        if (rc == RMAIB_OK)
+            rc = read_blocking(p, &gen, sizeof gen, p->ktab_raddr, p->ktab_key);
+        if (rc == RMAIB_OK && ((t->gen & 1) || gen != t->gen)) {
+            t->gen = 1;
+            rmaib_backoff(&bo);
+        }
+    }
+    return rc;
+}
+
+/* Where the len bytes at roff of p's data region are on the wire. */
+static int data_target(rmaib_win_t *w, ofi_peer_t *p, uint64_t roff, size_t len,
+                       uint64_t *raddr, uint64_t *key)
+{
+    if (w->flavor != RMAIB_FLAVOR_DYNAMIC) {
+        *raddr = p->data_raddr + roff;
+        *key = p->data_key;
+        return RMAIB_OK;
+    }
+    const ofi_ktab_t *t = p->ktab;
+    for (uint64_t i = 0; t && i < t->n; i++)
+        if (roff >= t->e[i].base && roff + len <= t->e[i].base + t->e[i].size) {
+            *raddr = wire_addr(t->e[i].base, roff);
+            *key = t->e[i].key;
+            return RMAIB_OK;
+        }
+    return RMAIB_ERR_RMA_RANGE;
+}
+
+static int dyn_prepare(rmaib_win_t *w, ofi_peer_t *p)
+{
+    return w->flavor == RMAIB_FLAVOR_DYNAMIC ? ktab_refresh(p) : RMAIB_OK;
+}
+
+/* ---------------------------------------------------------------- put / get */
+
+/* The data goes into ring blocks, so src is free again on return. */
+static int put_one(rmaib_win_t *w, ofi_peer_t *p, uint64_t roff, const void *src, size_t len)
+{
+    uint64_t raddr, key;
+    int rc = data_target(w, p, roff, len, &raddr, &key);
+    if (rc != RMAIB_OK)
+        return rc;
+    for (size_t done = 0; done < len; done += ofi.max_msg) {
+        size_t n = len - done < ofi.max_msg ? len - done : ofi.max_msg;
+        pool_blk_t *b = pool_alloc(n, p);
+        ssize_t r;
+        memcpy(blk_data(b), (const char *) src + done, n);
+        POST(r, fi_write(ofi.ep, blk_data(b), n, ofi.pool_desc, p->addr, raddr + done, key, b));
+        if (r != 0) {
+            pool_release(b);
+            return post_failed("put", r);
+        }
+        p->issued++;
+    }
+    p->unread = !ofi.delivery_complete;
+    return RMAIB_OK;
+}
+
+static int ofi_put(rmaib_win_t *w, int peer, uint64_t roff, const void *src, size_t len)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    int rc = dyn_prepare(w, p);
+    return rc != RMAIB_OK ? rc : put_one(w, p, roff, src, len);
+}
+
+static int ofi_putv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t nsegs)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    uint64_t flags = FI_COMPLETION | (ofi.delivery_complete ? FI_DELIVERY_COMPLETE : 0);
+    int rc = dyn_prepare(w, p);
+    size_t i = 0;
+    while (rc == RMAIB_OK && i < nsegs) {
+        if (segs[i].len > ofi.max_msg) {        /* a long piece goes on its own */
+            rc = put_one(w, p, segs[i].roff, segs[i].laddr, segs[i].len);
+            i++;
+            continue;
+        }
+        /* Gather up to rma_iov_max pieces into one ring block: one local iovec,
+         * several remote ones. */
+        struct fi_rma_iov riov[BATCH_IOV];
+        size_t k = 0, total = 0;
+        while (i + k < nsegs && k < ofi.rma_iov_max && total + segs[i + k].len <= ofi.max_msg) {
+            rc = data_target(w, p, segs[i + k].roff, segs[i + k].len, &riov[k].addr, &riov[k].key);
+            if (rc != RMAIB_OK)
+                return rc;
+            riov[k].len = segs[i + k].len;
+            total += segs[i + k].len;
+            k++;
+        }
+        pool_blk_t *b = pool_alloc(total, p);
+        char *d = blk_data(b);
+        for (size_t j = 0; j < k; j++) {
+            memcpy(d, segs[i + j].laddr, segs[i + j].len);
+            d += segs[i + j].len;
+        }
+        struct iovec iov = { blk_data(b), total };
+        void *desc = ofi.pool_desc;
+        struct fi_msg_rma msg = {
+            .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = p->addr,
+            .rma_iov = riov, .rma_iov_count = k, .context = b,
+        };
+        ssize_t r;
+        POST(r, fi_writemsg(ofi.ep, &msg, flags));
+        if (r != 0) {
+            pool_release(b);
+            return post_failed("put", r);
+        }
+        p->issued++;
+        i += k;
+    }
+    if (rc == RMAIB_OK)
+        p->unread = !ofi.delivery_complete;
+    return rc;
+}
+
+/* Gets are blocking: the core uses what it fetched at once (the locked accumulate
+ * path), so the data is there when get returns. */
+static int get_one(rmaib_win_t *w, ofi_peer_t *p, uint64_t roff, void *dst, size_t len)
+{
+    uint64_t raddr, key;
+    int rc = data_target(w, p, roff, len, &raddr, &key);
+    if (rc == RMAIB_OK)
+        rc = read_blocking(p, dst, len, raddr, key);
+    if (rc == RMAIB_OK)
+        p->unread = 0;
+    return rc;
+}
+
+static int ofi_get(rmaib_win_t *w, int peer, uint64_t roff, void *dst, size_t len)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    int rc = dyn_prepare(w, p);
+    return rc != RMAIB_OK ? rc : get_one(w, p, roff, dst, len);
+}
+
+/* Batches of pieces, each one fi_readmsg straight into the user's memory, up to 64
+ * batches in flight before one wait.  With FI_MR_LOCAL, piece by piece through the
+ * ring. */
+static int ofi_getv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t nsegs)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    int rc = dyn_prepare(w, p);
+    size_t i = 0;
+    while (rc == RMAIB_OK && i < nsegs) {
+        if (segs[i].len > ofi.max_msg || ofi.mr_local) {
+            rc = get_one(w, p, segs[i].roff, segs[i].laddr, segs[i].len);
+            i++;
+            continue;
+        }
+        ofi_waiter_t wt = { 0, 0 };
+        size_t posted = 0;
+        while (i < nsegs && posted < 64 && segs[i].len <= ofi.max_msg) {
+            struct fi_rma_iov riov[BATCH_IOV];
+            struct iovec iov[BATCH_IOV];
+            size_t k = 0, total = 0, lim = ofi.iov_max < ofi.rma_iov_max ? ofi.iov_max
+                : ofi.rma_iov_max;
+            while (i + k < nsegs && k < lim && total + segs[i + k].len <= ofi.max_msg) {
+                rc = data_target(w, p, segs[i + k].roff, segs[i + k].len, &riov[k].addr,
+                                 &riov[k].key);
+                if (rc != RMAIB_OK)
+                    break;
+                riov[k].len = iov[k].iov_len = segs[i + k].len;
+                iov[k].iov_base = segs[i + k].laddr;
+                total += segs[i + k].len;
+                k++;
+            }
+            if (rc != RMAIB_OK || k == 0)
+                break;
+            struct fi_msg_rma msg = {
+                .msg_iov = iov, .desc = NULL, .iov_count = k, .addr = p->addr,
+                .rma_iov = riov, .rma_iov_count = k, .context = WAITER_CTX(&wt),
+            };
+            ssize_t r;
+            atomic_fetch_add_explicit(&wt.pending, 1, memory_order_relaxed);
+            POST(r, fi_readmsg(ofi.ep, &msg, FI_COMPLETION));
+            if (r != 0) {
+                atomic_fetch_sub_explicit(&wt.pending, 1, memory_order_relaxed);
+                rc = post_failed("get", r);
+                break;
+            }
+            posted++;
+            i += k;
+        }
+        int rc2 = wait_for(&wt);
+        if (rc == RMAIB_OK)
+            rc = rc2;
+    }
+    if (rc == RMAIB_OK)
+        p->unread = 0;
+    return rc;
+}
+
+/* ---------------------------------------------------------------- flush */
+
+static int flush_peer(rmaib_win_t *w, ofi_peer_t *p)
+{
+    rmaib_backoff_t bo = { 0 };
+    (void) w;
+    while (atomic_load_explicit(&p->done, memory_order_acquire) != p->issued)
+        rmaib_backoff(&bo);
+    int rc = RMAIB_OK;
+    if (p->unread) {            /* TRANSMIT_COMPLETE: a read behind the writes */
+        uint64_t dummy;
+        rc = read_blocking(p, &dummy, sizeof dummy, p->ctrl_raddr, p->ctrl_key);
+        p->unread = 0;
+    }
+    if (atomic_exchange_explicit(&p->err, 0, memory_order_relaxed))
+        rc = RMAIB_ERR_TRANSPORT;
+    return rc;
+}
+
+static int ofi_flush(rmaib_win_t *w, int peer)
+{
+    ofi_win_t *o = w->ofi;
+    if (peer >= 0)
+        return flush_peer(w, &o->peers[peer]);
+    int rc = RMAIB_OK;
+    for (int r = 0; r < w->nranks; r++) {
+        ofi_peer_t *p = &o->peers[r];
+        if (p->issued != atomic_load_explicit(&p->done, memory_order_acquire) || p->unread
+            || atomic_load_explicit(&p->err, memory_order_relaxed)) {
+            int rc2 = flush_peer(w, p);
+            if (rc == RMAIB_OK)
+                rc = rc2;
+        }
+    }
+    return rc;
+}
+
+/* Puts are copied out when they return, and everything else is blocking. */
+static int ofi_flush_local(rmaib_win_t *w, int peer)
+{
+    (void) w;
+    (void) peer;
+    return RMAIB_OK;
+}
+
+/* ---------------------------------------------------------------- atomics */
+
+enum { AT_PLAIN, AT_FETCH, AT_COMPARE };
+
+/* One blocking atomic of count elements of dt: operand (NULL for a read), compare
+ * (AT_COMPARE only), result (AT_FETCH/AT_COMPARE) each of count * size bytes. */
+static int atomic_blocking(ofi_peer_t *p, int kind, uint64_t raddr, uint64_t key,
+                           enum fi_datatype dt, enum fi_op op, size_t size, size_t count,
+                           const void *operand, const void *compare, void *result)
+{
+    size_t bytes = size * count;
+    pool_blk_t *b = pool_alloc(3 * bytes, NULL);
+    char *opnd = blk_data(b), *cmp = opnd + bytes, *res = cmp + bytes;
+    void *desc = ofi.pool_desc;
+    ofi_waiter_t wt = { 1, 0 };
+    ssize_t r;
+    if (operand)
+        memcpy(opnd, operand, bytes);
+    else
+        memset(opnd, 0, bytes);
+    if (compare)
+        memcpy(cmp, compare, bytes);
+    if (kind == AT_PLAIN)
+        POST(r, fi_atomic(ofi.ep, opnd, count, desc, p->addr, raddr, key, dt, op,
+                          WAITER_CTX(&wt)));
+    else if (kind == AT_FETCH)
+        POST(r, fi_fetch_atomic(ofi.ep, opnd, count, desc, res, desc, p->addr, raddr, key, dt, op,
+                                WAITER_CTX(&wt)));
+    else
+        POST(r, fi_compare_atomic(ofi.ep, opnd, count, desc, cmp, desc, res, desc, p->addr, raddr,
+                                  key, dt, op, WAITER_CTX(&wt)));
+    if (r != 0) {
+        pool_release(b);
+        return post_failed("atomic", r);
+    }
+    int rc = wait_for(&wt);
+    if (result && kind != AT_PLAIN)
+        memcpy(result, res, bytes);
+    pool_release(b);
+    if (kind == AT_PLAIN && !ofi.delivery_complete)
+        p->unread = 1;
+    return rc;
+}
+
+static int ctrl64(ofi_peer_t *p, size_t off, int kind, enum fi_op op, uint64_t operand,
+                  uint64_t compare, uint64_t *result)
+{
+    return atomic_blocking(p, kind, p->ctrl_raddr + off, p->ctrl_key, FI_UINT64, op, 8, 1,
+                           &operand, &compare, result);
+}
+
+/* Swap by compare-swap where the provider has no fetching write. */
+static int swap_by_cas(ofi_peer_t *p, size_t off, uint64_t v, uint64_t *result)
+{
+    uint64_t cur = 0, old;
+    int rc = ctrl64(p, off, AT_FETCH, ofi.have_read ? FI_ATOMIC_READ : FI_SUM, 0, 0, &cur);
+    while (rc == RMAIB_OK) {
+        rc = ctrl64(p, off, AT_COMPARE, FI_CSWAP, v, cur, &old);
+        if (rc != RMAIB_OK || old == cur)
+            break;
+        cur = old;
+    }
+    if (result)
+        *result = cur;
+    return rc;
+}
+
+static int ofi_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
+                           uint64_t operand, uint64_t compare, uint64_t *result)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    switch (op) {
+    case RMAIB_AOP_READ:
+        return ctrl64(p, off, AT_FETCH, ofi.have_read ? FI_ATOMIC_READ : FI_SUM, 0, 0, result);
+    case RMAIB_AOP_WRITE:
+        if (ofi.have_write)
+            return ctrl64(p, off, AT_PLAIN, FI_ATOMIC_WRITE, operand, 0, NULL);
+        if (ofi.have_swap)
+            return ctrl64(p, off, AT_FETCH, FI_ATOMIC_WRITE, operand, 0, NULL);
+        return swap_by_cas(p, off, operand, NULL);
+    case RMAIB_AOP_FADD:
+        return ctrl64(p, off, AT_FETCH, FI_SUM, operand, 0, result);
+    case RMAIB_AOP_SWAP:
+        if (ofi.have_swap)
+            return ctrl64(p, off, AT_FETCH, FI_ATOMIC_WRITE, operand, 0, result);
+        return swap_by_cas(p, off, operand, result);
+    case RMAIB_AOP_CAS:
+        return ctrl64(p, off, AT_COMPARE, FI_CSWAP, operand, compare, result);
+    }
+    return RMAIB_ERR_INTERN;
+}
+
+static int ofi_ctrl_read(rmaib_win_t *w, int peer, size_t off, void *dst, size_t len)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    return read_blocking(p, dst, len, p->ctrl_raddr + off, p->ctrl_key);
+}
+
+/* By type only (and the element's alignment, which every origin sees alike). */
+static int ofi_acc_native(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b, rmaib_op_t op)
+{
+    (void) op;
+    if ((unsigned) b >= RMAIB_BASIC_COUNT || !ofi.native[b])
+        return 0;
+    uint64_t va = w->flavor == RMAIB_FLAVOR_DYNAMIC ? roff
+        : ((ofi_win_t *) w->ofi)->peers[peer].data_va + roff;
+    return va % rmaib_basic_size(b) == 0;
+}
+
+static int ofi_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
+                           rmaib_op_t op, const void *operand, void *fetch, size_t n)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    enum fi_datatype dt;
+    enum fi_op fop;
+    size_t es = rmaib_basic_size(b);
+    uint64_t raddr, key;
+    if (!map_datatype(b, &dt) || !map_op(op, &fop))
+        return RMAIB_ERR_INTERN;
+    int rc = dyn_prepare(w, p);
+    if (rc == RMAIB_OK)
+        rc = data_target(w, p, roff, n * es, &raddr, &key);
+    if (rc != RMAIB_OK)
+        return rc;
+    size_t lim = fetch ? ofi.count_f[b] : ofi.count_nf[b];
+    if (lim > POOL_MAX / 3 / es)
+        lim = POOL_MAX / 3 / es;
+    /* A non-fetching atomic may stay in flight when the provider orders atomics and
+     * the flush that ends the epoch comes to this backend: a peer reached by shm
+     * for data gets its flush from shm, so atomics to it complete here. */
+    int async = !fetch && operand && ofi.atomic_ordered && w->peers[peer].tp == &rmaib_ofi_ops;
+    for (size_t done = 0; done < n && rc == RMAIB_OK; done += lim) {
+        size_t k = n - done < lim ? n - done : lim;
+        const char *in = operand ? (const char *) operand + done * es : NULL;
+        if (async) {
+            pool_blk_t *blk = pool_alloc(k * es, p);
+            ssize_t r;
+            memcpy(blk_data(blk), in, k * es);
+            POST(r, fi_atomic(ofi.ep, blk_data(blk), k, ofi.pool_desc, p->addr, raddr + done * es,
+                              key, dt, fop, blk));
+            if (r != 0) {
+                pool_release(blk);
+                return post_failed("accumulate", r);
+            }
+            p->issued++;
+            p->unread = !ofi.delivery_complete;
+        } else {
+            rc = atomic_blocking(p, fetch ? AT_FETCH : AT_PLAIN, raddr + done * es, key, dt, fop,
+                                 es, k, in, NULL, fetch ? (char *) fetch + done * es : NULL);
+        }
+    }
+    return rc;
+}
+
+static int ofi_data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
+                        const void *compare, const void *swap, void *result)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    uint64_t raddr, key;
+    int rc = dyn_prepare(w, p);
+    if (rc == RMAIB_OK)
+        rc = data_target(w, p, roff, size, &raddr, &key);
+    if (rc != RMAIB_OK)
+        return rc;
+    return atomic_blocking(p, AT_COMPARE, raddr, key, uint_of_size(size), FI_CSWAP, size, 1, swap,
+                           compare, result);
+}
+
+const rmaib_tp_ops_t rmaib_ofi_ops = {
+    .name = "ofi",
+    .win_init = ofi_win_init,
+    .win_fini = ofi_win_fini,
+    .put = ofi_put,
+    .get = ofi_get,
+    .putv = ofi_putv,
+    .getv = ofi_getv,
+    .ctrl_atomic = ofi_ctrl_atomic,
+    .acc_native = ofi_acc_native,
+    .data_atomic = ofi_data_atomic,
+    .data_cas = ofi_data_cas,
+    .ctrl_read = ofi_ctrl_read,
+    .flush = ofi_flush,
+    .flush_local = ofi_flush_local,
+    .progress = ofi_progress,
+    .attach = ofi_attach,
+    .detach = ofi_detach,
+};

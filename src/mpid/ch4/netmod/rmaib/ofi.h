@@ -1,0 +1,28 @@
+/*
+ * Private interface between the ofi backend (ofi.c), its progress thread
+ * (progress_thread.c) and the transport choice (transport.c).
+ */
+#ifndef RMAIB_OFI_H_INCLUDED
+#define RMAIB_OFI_H_INCLUDED
+
+/* Bring up the process's endpoint if it is not up yet: RMAIB_OK, or
+ * RMAIB_ERR_TRANSPORT with the reason in rmaib_ofi_failure().  A failure is
+ * remembered: later calls fail at once with the same reason.  Not collective. */
+int rmaib_ofi_init(void);
+const char *rmaib_ofi_failure(void);
+
+/* Tear the endpoint down (windows must be gone); the next window brings it up anew. */
+void rmaib_ofi_finalize(void);
+
+/* For the progress thread: serve the endpoint until there is nothing left to do,
+ * then block in the provider's wait object for up to timeout_ms (or, where the
+ * provider has none, sleep a little).  Returns the completions it handled. */
+int rmaib_ofi_progress_wait(int timeout_ms);
+/* Wake a thread blocked in rmaib_ofi_progress_wait. */
+void rmaib_ofi_progress_wake(void);
+
+/* progress_thread.c: one thread per process serving the target side. */
+int rmaib_progress_thread_start(void);
+void rmaib_progress_thread_stop(void);
+
+#endif
