@@ -148,6 +148,9 @@ static int acc_apply(rmaib_win_t *w, int target, rmaib_op_t op, rmaib_basic_t b,
     int locked = 0, rc = RMAIB_OK;
     if (tl->basic_size != esize)
         return acc_apply_pairs(w, target, op, b, operand, fetch, roff, tcount, tl);
+    /* The common case, one contiguous run on the native path, needs no walk. */
+    if (tl->contig && atp->acc_native(w, target, roff, b, op))
+        return atp->data_atomic(w, target, roff, b, op, operand, fetch, tcount * tl->size / esize);
     rmaib_stream_t s;
     int64_t ta;
     rmaib_stream_init(&s, tl, tcount);

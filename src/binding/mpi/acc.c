@@ -46,7 +46,9 @@ static int accumulate(const void *obuf, int ocount, MPI_Datatype otype, int targ
     int rerr = op ? RMAIB_OK : RMAIB_ERR_OP;
     if (rerr == RMAIB_OK)
         rerr = layout(ocount, otype, &ol);
-    if (rerr == RMAIB_OK)
+    if (rerr == RMAIB_OK && ttype == otype && tcount >= 0)
+        tl = ol;
+    else if (rerr == RMAIB_OK)
         rerr = layout(tcount, ttype, &tl);
     if (rerr == RMAIB_OK && target != MPI_PROC_NULL)
         rerr = rmaib_accumulate(bw->core, obuf, (size_t) ocount, ol, target, tdisp,
