@@ -1091,6 +1091,57 @@ static int dyn_prepare(rmaib_win_t *w, ofi_peer_t *p)
     return w->flavor == RMAIB_FLAVOR_DYNAMIC ? ktab_refresh(p) : RMAIB_OK;
 }
 
+/* Regions attached back to back may be covered by one access (the core's range check
+ * allows it, as MPICH does), but each has its own key: cut the pieces of a dynamic
+ * window's transfer at region ends.  *out is segs itself when nothing is cut, else an
+ * array the caller frees (*tofree).  Call after dyn_prepare. */
+static int dyn_cut(rmaib_win_t *w, ofi_peer_t *p, const rmaib_seg_t *segs, size_t n,
+                   const rmaib_seg_t **out, size_t *nout, rmaib_seg_t **tofree)
+{
+    *out = segs;
+    *nout = n;
+    *tofree = NULL;
+    if (w->flavor != RMAIB_FLAVOR_DYNAMIC)
+        return RMAIB_OK;
+    const ofi_ktab_t *t = p->ktab;
+    rmaib_seg_t *cut = NULL;
+    size_t pieces = 0;
+    for (int pass = 0; pass < 2; pass++) {     /* count, then fill */
+        pieces = 0;
+        for (size_t j = 0; j < n; j++) {
+            uint64_t off = segs[j].roff;
+            size_t left = segs[j].len;
+            char *la = segs[j].laddr;
+            while (left > 0) {
+                size_t fit = 0;
+                for (uint64_t i = 0; t && i < t->n; i++)
+                    if (off >= t->e[i].base && off < t->e[i].base + t->e[i].size) {
+                        uint64_t room = t->e[i].base + t->e[i].size - off;
+                        fit = room < left ? (size_t) room : left;
+                        break;
+                    }
+                if (fit == 0) {
+                    free(cut);
+                    return RMAIB_ERR_RMA_RANGE;
+                }
+                if (cut)
+                    cut[pieces] = (rmaib_seg_t) { off, la, fit };
+                pieces++;
+                off += fit;
+                la += fit;
+                left -= fit;
+            }
+        }
+        if (pieces == n)
+            return RMAIB_OK;    /* nothing crosses a region end */
+        if (!cut && !(cut = malloc(pieces * sizeof *cut)))
+            return RMAIB_ERR_NO_MEM;
+    }
+    *out = *tofree = cut;
+    *nout = pieces;
+    return RMAIB_OK;
+}
+
 /* ---------------------------------------------------------------- put / get */
 
 /* The data goes into ring blocks, so src is free again on return. */
@@ -1116,18 +1167,28 @@ static int put_one(rmaib_win_t *w, ofi_peer_t *p, uint64_t roff, const void *src
     return RMAIB_OK;
 }
 
+static int ofi_putv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t nsegs);
+
 static int ofi_put(rmaib_win_t *w, int peer, uint64_t roff, const void *src, size_t len)
 {
     ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
-    int rc = dyn_prepare(w, p);
-    return rc != RMAIB_OK ? rc : put_one(w, p, roff, src, len);
+    if (w->flavor == RMAIB_FLAVOR_DYNAMIC) {   /* may cross a region end */
+        rmaib_seg_t seg = { roff, (void *) src, len };
+        return ofi_putv(w, peer, &seg, 1);
+    }
+    return put_one(w, p, roff, src, len);
 }
 
-static int ofi_putv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t nsegs)
+static int ofi_putv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n)
 {
     ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
     uint64_t flags = FI_COMPLETION | (ofi.delivery_complete ? FI_DELIVERY_COMPLETE : 0);
+    const rmaib_seg_t *segs = user_segs;
+    rmaib_seg_t *cut = NULL;
+    size_t nsegs = user_n;
     int rc = dyn_prepare(w, p);
+    if (rc == RMAIB_OK)
+        rc = dyn_cut(w, p, user_segs, user_n, &segs, &nsegs, &cut);
     size_t i = 0;
     while (rc == RMAIB_OK && i < nsegs) {
         if (segs[i].len > ofi.max_msg) {        /* a long piece goes on its own */
@@ -1142,11 +1203,13 @@ static int ofi_putv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t ns
         while (i + k < nsegs && k < ofi.rma_iov_max && total + segs[i + k].len <= ofi.max_msg) {
             rc = data_target(w, p, segs[i + k].roff, segs[i + k].len, &riov[k].addr, &riov[k].key);
             if (rc != RMAIB_OK)
-                return rc;
+                break;
             riov[k].len = segs[i + k].len;
             total += segs[i + k].len;
             k++;
         }
+        if (rc != RMAIB_OK)
+            break;
         pool_blk_t *b = pool_alloc(total, p);
         char *d = blk_data(b);
         for (size_t j = 0; j < k; j++) {
@@ -1163,13 +1226,15 @@ static int ofi_putv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t ns
         POST(r, fi_writemsg(ofi.ep, &msg, flags));
         if (r != 0) {
             pool_release(b);
-            return post_failed("put", r);
+            rc = post_failed("put", r);
+            break;
         }
         p->issued++;
         i += k;
     }
     if (rc == RMAIB_OK)
         p->unread = !ofi.delivery_complete;
+    free(cut);
     return rc;
 }
 
@@ -1186,20 +1251,30 @@ static int get_one(rmaib_win_t *w, ofi_peer_t *p, uint64_t roff, void *dst, size
     return rc;
 }
 
+static int ofi_getv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t nsegs);
+
 static int ofi_get(rmaib_win_t *w, int peer, uint64_t roff, void *dst, size_t len)
 {
     ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
-    int rc = dyn_prepare(w, p);
-    return rc != RMAIB_OK ? rc : get_one(w, p, roff, dst, len);
+    if (w->flavor == RMAIB_FLAVOR_DYNAMIC) {   /* may cross a region end */
+        rmaib_seg_t seg = { roff, dst, len };
+        return ofi_getv(w, peer, &seg, 1);
+    }
+    return get_one(w, p, roff, dst, len);
 }
 
 /* Batches of pieces, each one fi_readmsg straight into the user's memory, up to 64
  * batches in flight before one wait.  With FI_MR_LOCAL, piece by piece through the
  * ring. */
-static int ofi_getv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t nsegs)
+static int ofi_getv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n)
 {
     ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    const rmaib_seg_t *segs = user_segs;
+    rmaib_seg_t *cut = NULL;
+    size_t nsegs = user_n;
     int rc = dyn_prepare(w, p);
+    if (rc == RMAIB_OK)
+        rc = dyn_cut(w, p, user_segs, user_n, &segs, &nsegs, &cut);
     size_t i = 0;
     while (rc == RMAIB_OK && i < nsegs) {
         if (segs[i].len > ofi.max_msg || ofi.mr_local) {
@@ -1247,6 +1322,7 @@ static int ofi_getv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t ns
     }
     if (rc == RMAIB_OK)
         p->unread = 0;
+    free(cut);
     return rc;
 }
 
