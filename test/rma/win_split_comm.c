@@ -7,7 +7,10 @@
  *    exactly the world ranks of its half, each in its own slot, and nothing else;
  *  - gets read the same back; the window's group translates to the expected world
  *    ranks (MPI_Group_translate_ranks);
- *  - the world window is untouched by all of it, and works alongside.
+ *  - the world window is untouched by all of it, and works alongside;
+ *  - a second window on the split communicator, and the communicator freed right
+ *    after (MPI lets windows outlive it): both windows keep working, and a fence
+ *    ring on the second one moves the right data.
  */
 #include "common_a.h"
 
@@ -50,6 +53,20 @@ int main(int argc, char **argv)
     MPI_Group_free(&g);
     MPI_Group_free(&wg);
     tap_ok("window group on the split communicator translates to the expected world ranks");
+
+    MPI_Win win2;
+    int *base2;
+    MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, half, &base2, &win2);
+    MPI_Win_get_group(win2, &g);
+    MPI_Comm_group(half, &wg);
+    int cmp = MPI_UNEQUAL;
+    MPI_Group_compare(g, wg, &cmp);
+    TAP_CHECK(cmp == MPI_IDENT, "second window's group compares %d to the communicator's", cmp);
+    MPI_Group_free(&g);
+    MPI_Group_free(&wg);
+    MPI_Comm_free(&half);
+    TAP_CHECK(half == MPI_COMM_NULL, "MPI_Comm_free left the handle set");
+    tap_ok("a second window on the split communicator has its group; the communicator is freed");
 
     self_begin(win, MPI_LOCK_EXCLUSIVE);
     fill_int(base, n, SENT_INT);
@@ -109,9 +126,20 @@ int main(int argc, char **argv)
     self_end(wwin);
     tap_ok("the world window alongside holds only its own put");
 
+    /* win2, its communicator long gone: each rank puts its world rank into the next
+     * half rank, in one fence epoch. */
+    *base2 = -1;
+    MPI_Win_fence(0, win2);
+    int mine = wme, prev = (me + np - 1) % np;
+    MPI_Put(&mine, 1, MPI_INT, (me + 1) % np, 0, 1, MPI_INT, win2);
+    MPI_Win_fence(0, win2);
+    TAP_CHECK(*base2 == world_of[prev], "fence put on the second window left %d, want %d",
+              *base2, world_of[prev]);
+    tap_ok("the second window works after its communicator was freed");
+
     MPI_Win_free(&win);
+    MPI_Win_free(&win2);
     MPI_Win_free(&wwin);
-    MPI_Comm_free(&half);
     free(world_of);
     free(ranks);
     free(wr);

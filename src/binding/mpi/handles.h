@@ -1,8 +1,10 @@
 /*
  * rmaib's state behind each MPI_Win handle of the drop-in library.  Every rmaib
- * window stands behind a genuine zero-size host window (the shadow), so calls rmaib
- * does not take over (names, keyvals, error handlers, groups, Fortran conversion)
- * work on a valid handle.
+ * window stands behind a genuine zero-size host window on MPI_COMM_SELF (the
+ * shadow), so calls rmaib does not take over (names, keyvals, error handlers,
+ * Fortran conversion) work on a valid handle.  The shadow is local, so creating it
+ * costs no collective; MPI_Win_get_group, the one call whose answer depends on the
+ * window's communicator, is rmaib's.
  */
 #ifndef RMAIB_BINDING_HANDLES_H_INCLUDED
 #define RMAIB_BINDING_HANDLES_H_INCLUDED
@@ -10,9 +12,19 @@
 #include <mpi.h>
 #include "rmaib.h"
 
+/* A private duplicate of a user communicator, where rmaib's own collectives run.
+ * Every window created on that communicator shares it (the duplicate is cached on
+ * the communicator as an attribute), so creating a window costs no MPI_Comm_dup
+ * after the first.  refs counts the windows and the attribute. */
+typedef struct rmaib_mpi_dup {
+    MPI_Comm comm;
+    int refs;
+} rmaib_mpi_dup_t;
+
 typedef struct rmaib_mpi_win {
     MPI_Win shadow;         /* the handle the user holds */
-    MPI_Comm comm;          /* private duplicate: rmaib's own collectives run here */
+    MPI_Comm comm;          /* dup->comm */
+    rmaib_mpi_dup_t *dup;
     rmaib_win_t *core;
     /* predefined attribute values: MPI hands out pointers to them */
     void *attr_base;

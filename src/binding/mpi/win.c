@@ -1,9 +1,10 @@
 /*
  * Window entry points of the drop-in library: the four creation calls, free,
  * attach/detach, shared_query, and the predefined attributes and info that rmaib
- * answers itself.  Everything else about a window (names, keyvals, error handlers,
- * groups) is the host's, on the shadow handle.
+ * answers itself, and the group.  Everything else about a window (names, keyvals,
+ * error handlers) is the host's, on the shadow handle.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,77 @@ static int info_flag(MPI_Info info, const char *key, const char *yes)
     return flag && strcmp(val, yes) == 0;
 }
 
+/* ---------------------------------------------------------------- the shared duplicate */
+
+static int dup_keyval = MPI_KEYVAL_INVALID;
+/* Threads may create windows on different communicators at once. */
+static pthread_mutex_t dup_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void dup_release(rmaib_mpi_dup_t *d)
+{
+    pthread_mutex_lock(&dup_lock);
+    int last = --d->refs == 0;
+    pthread_mutex_unlock(&dup_lock);
+    if (last) {
+        PMPI_Comm_free(&d->comm);
+        free(d);
+    }
+}
+
+/* The user freed the communicator: its windows may outlive it, the attribute not. */
+static int dup_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void) comm;
+    (void) keyval;
+    (void) extra;
+    dup_release(attr);
+    return MPI_SUCCESS;
+}
+
+/* comm's duplicate, made at the first window on comm (a collective call, as window
+ * creation is); every rank of comm has created the same windows on it, so all find
+ * it or all make it. */
+static int dup_acquire_locked(MPI_Comm comm, rmaib_mpi_dup_t **out)
+{
+    int rc = MPI_SUCCESS, flag = 0;
+    rmaib_mpi_dup_t *d = NULL;
+    if (dup_keyval == MPI_KEYVAL_INVALID)
+        rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, dup_delete, &dup_keyval, NULL);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_get_attr(comm, dup_keyval, &d, &flag);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (flag) {
+        d->refs++;
+        *out = d;
+        return MPI_SUCCESS;
+    }
+    d = malloc(sizeof *d);
+    if (!d)
+        return MPI_ERR_NO_MEM;
+    rc = PMPI_Comm_dup(comm, &d->comm);
+    if (rc != MPI_SUCCESS) {
+        free(d);
+        return rc;
+    }
+    d->refs = 1;
+    /* MPI_COMM_SELF and MPI_COMM_WORLD keep theirs until MPI_Finalize. */
+    if (PMPI_Comm_set_attr(comm, dup_keyval, d) == MPI_SUCCESS)
+        d->refs++;
+    *out = d;
+    return MPI_SUCCESS;
+}
+
+static int dup_acquire(MPI_Comm comm, rmaib_mpi_dup_t **out)
+{
+    pthread_mutex_lock(&dup_lock);
+    int rc = dup_acquire_locked(comm, out);
+    pthread_mutex_unlock(&dup_lock);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- creation */
+
 static int create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                   void *base, void *baseptr, MPI_Win *win)
 {
@@ -59,11 +131,12 @@ static int create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_C
     rmaib_mpi_win_t *bw = calloc(1, sizeof *bw);
     if (!bw)
         return rmaib_mpi_comm_error(comm, MPI_ERR_NO_MEM);
-    rc = PMPI_Comm_dup(comm, &bw->comm);
+    rc = dup_acquire(comm, &bw->dup);
     if (rc != MPI_SUCCESS) {
         free(bw);
         return rmaib_mpi_comm_error(comm, rc);
     }
+    bw->comm = bw->dup->comm;
     PMPI_Comm_rank(bw->comm, &rank);
     PMPI_Comm_size(bw->comm, &nranks);
 
@@ -72,7 +145,7 @@ static int create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_C
      * latency loop's warm-up should not pay for flattening every named type. */
     (void) rmaib_mpi_layout_named(MPI_BYTE);
     rmaib_win_args_t a = {
-        .flavor = flavor, .hcomm = &bw->comm, .rank = rank, .nranks = nranks,
+        .flavor = flavor, .hcomm = &bw->dup->comm, .rank = rank, .nranks = nranks,
         .base = base, .size = (size_t) size, .disp_unit = disp_unit,
         .lock_alg = rmaib_config.lock_alg,
         .noncontig = info_flag(info, "alloc_shared_noncontig", "true"),
@@ -84,16 +157,16 @@ static int create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_C
 
     int rerr = rmaib_win_create(&a, &bw->core);
     if (rerr != RMAIB_OK) {
-        PMPI_Comm_free(&bw->comm);
+        dup_release(bw->dup);
         free(bw);
         return rmaib_mpi_comm_error(comm, rmaib_mpi_code(rerr));
     }
-    rc = PMPI_Win_create(NULL, 0, 1, info, comm, &bw->shadow);
+    rc = PMPI_Win_create(NULL, 0, 1, info, MPI_COMM_SELF, &bw->shadow);
     if (rc == MPI_SUCCESS)
         rc = rmaib_mpi_win_insert(bw);
     if (rc != MPI_SUCCESS) {
         rmaib_win_free(bw->core);
-        PMPI_Comm_free(&bw->comm);
+        dup_release(bw->dup);
         free(bw);
         return rmaib_mpi_comm_error(comm, rc);
     }
@@ -146,7 +219,7 @@ int MPI_Win_free(MPI_Win *win)
         return rmaib_mpi_win_ret(bw, rerr);
     rmaib_mpi_win_remove(bw->shadow);
     int rc = PMPI_Win_free(&bw->shadow);  /* runs the user's attribute delete callbacks */
-    PMPI_Comm_free(&bw->comm);
+    dup_release(bw->dup);
     free(bw);
     *win = MPI_WIN_NULL;
     return rc;
@@ -206,6 +279,15 @@ int MPI_Win_get_attr(MPI_Win win, int keyval, void *attr_val, int *flag)
     *(void **) attr_val = v;
     *flag = 1;
     return MPI_SUCCESS;
+}
+
+int MPI_Win_get_group(MPI_Win win, MPI_Group *group)
+{
+    LOOKUP(win, bw);
+    if (!group)
+        return rmaib_mpi_win_error(bw, MPI_ERR_ARG);
+    int rc = PMPI_Comm_group(bw->comm, group);
+    return rc == MPI_SUCCESS ? rc : rmaib_mpi_win_error(bw, rc);
 }
 
 /* The host's info for the shadow window, plus the keys rmaib itself honours. */
