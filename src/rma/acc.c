@@ -40,26 +40,69 @@ static int acc_unlock(rmaib_win_t *w, int target)
     return rc != RMAIB_OK ? rc : rc2;
 }
 
-/* Get, reduce, put len bytes of the target at roff; the accumulate lock is held. */
-static int locked_run(rmaib_win_t *w, int target, uint64_t roff, rmaib_basic_t b, rmaib_op_t op,
-                      size_t esize, const char *operand, char *fetch, size_t len)
+/*
+ * The locked path, batched: the target runs of one call are gathered into a scratch
+ * buffer (up to LOCKED_BATCH runs and LOCKED_SCRATCH bytes), read with one getv,
+ * reduced there and written back with one putv.  A derived target type of many small
+ * runs so costs two transport calls per batch, not two per run (on memory the peer
+ * cannot map, each is a process_vm_* system call).  MPI_REPLACE without a fetch reads
+ * nothing, and MPI_NO_OP writes nothing.  The accumulate lock is held throughout.
+ */
+enum { LOCKED_BATCH = 256, LOCKED_SCRATCH = 64 << 10 };
+
+typedef struct locked_batch {
+    rmaib_win_t *w;
+    int target;
+    rmaib_basic_t b;
+    rmaib_op_t op;
+    size_t esize;
+    const char *operand;        /* operand and fetch of the batch's first byte */
+    char *fetch;
+    size_t n, bytes;            /* runs and bytes gathered */
+    rmaib_seg_t seg[LOCKED_BATCH];
+    char *scratch;
+} locked_batch_t;
+
+static int batch_flush(locked_batch_t *lb)
 {
-    char tmp[4096];
-    size_t chunk = sizeof tmp / esize * esize;
-    const rmaib_tp_ops_t *tp = w->peers[target].tp;
-    for (size_t done = 0; done < len; done += chunk) {
-        size_t n = len - done < chunk ? len - done : chunk;
-        int rc = tp->get(w, target, roff + done, tmp, n);
-        if (rc != RMAIB_OK)
-            return rc;
-        if (fetch)
-            memcpy(fetch + done, tmp, n);
-        if (op == RMAIB_OP_NO_OP)
-            continue;
-        rmaib_reduce(b, op, tmp, operand + done, n / esize);
-        rc = tp->put(w, target, roff + done, tmp, n);
-        if (rc != RMAIB_OK)
-            return rc;
+    int rc = RMAIB_OK;
+    const rmaib_tp_ops_t *tp = lb->w->peers[lb->target].tp;
+    if (lb->n == 0)
+        return RMAIB_OK;
+    if (lb->op != RMAIB_OP_REPLACE || lb->fetch)
+        rc = tp->getv(lb->w, lb->target, lb->seg, lb->n);
+    if (rc == RMAIB_OK && lb->fetch)
+        memcpy(lb->fetch, lb->scratch, lb->bytes);
+    if (rc == RMAIB_OK && lb->op != RMAIB_OP_NO_OP) {
+        if (lb->op == RMAIB_OP_REPLACE)
+            memcpy(lb->scratch, lb->operand, lb->bytes);
+        else
+            rmaib_reduce(lb->b, lb->op, lb->scratch, lb->operand, lb->bytes / lb->esize);
+        rc = tp->putv(lb->w, lb->target, lb->seg, lb->n);
+    }
+    if (lb->operand)
+        lb->operand += lb->bytes;
+    if (lb->fetch)
+        lb->fetch += lb->bytes;
+    lb->n = lb->bytes = 0;
+    return rc;
+}
+
+/* Add len bytes of the target at roff (whole elements) to the batch. */
+static int batch_add(locked_batch_t *lb, uint64_t roff, size_t len)
+{
+    size_t room = LOCKED_SCRATCH / lb->esize * lb->esize;
+    while (len) {
+        if (lb->n == LOCKED_BATCH || lb->bytes == room) {
+            int rc = batch_flush(lb);
+            if (rc != RMAIB_OK)
+                return rc;
+        }
+        size_t k = len < room - lb->bytes ? len : room - lb->bytes;
+        lb->seg[lb->n++] = (rmaib_seg_t) { roff, lb->scratch + lb->bytes, k };
+        lb->bytes += k;
+        roff += k;
+        len -= k;
     }
     return RMAIB_OK;
 }
@@ -153,27 +196,47 @@ static int acc_apply(rmaib_win_t *w, int target, rmaib_op_t op, rmaib_basic_t b,
         return atp->data_atomic(w, target, roff, b, op, operand, fetch, tcount * tl->size / esize);
     rmaib_stream_t s;
     int64_t ta;
+    locked_batch_t *lb = NULL;
     rmaib_stream_init(&s, tl, tcount);
     while (rc == RMAIB_OK && rmaib_stream_next(&s, &ta, &len)) {
         uint64_t ra = roff + (uint64_t) ta;
-        const char *in = operand ? operand + done : NULL;
-        char *out = fetch ? fetch + done : NULL;
         if (atp->acc_native(w, target, ra, b, op)) {
-            rc = atp->data_atomic(w, target, ra, b, op, in, out, len / esize);
-        } else {
-            if (!locked && (rc = acc_lock(w, target)) == RMAIB_OK)
-                locked = 1;
+            if (lb)             /* what is gathered goes first: program order */
+                rc = batch_flush(lb);
             if (rc == RMAIB_OK)
-                rc = locked_run(w, target, ra, b, op, esize, in, out, len);
+                rc = atp->data_atomic(w, target, ra, b, op, operand ? operand + done : NULL,
+                                      fetch ? fetch + done : NULL, len / esize);
+        } else {
+            if (!lb) {
+                lb = malloc(sizeof *lb + LOCKED_SCRATCH);
+                if (!lb) {
+                    rc = RMAIB_ERR_NO_MEM;
+                    break;
+                }
+                *lb = (locked_batch_t) { .w = w, .target = target, .b = b, .op = op,
+                    .esize = esize, .scratch = (char *) (lb + 1) };
+                rc = acc_lock(w, target);
+                if (rc != RMAIB_OK)
+                    break;
+                locked = 1;
+            }
+            if (lb->n == 0) {   /* the batch starts here in operand and fetch */
+                lb->operand = operand ? operand + done : NULL;
+                lb->fetch = fetch ? fetch + done : NULL;
+            }
+            rc = batch_add(lb, ra, len);
         }
         done += len;
         s.used += len;
     }
+    if (lb && rc == RMAIB_OK)
+        rc = batch_flush(lb);
     if (locked) {
         int rc2 = acc_unlock(w, target);
         if (rc == RMAIB_OK)
             rc = rc2;
     }
+    free(lb);
     return rc;
 }
 
