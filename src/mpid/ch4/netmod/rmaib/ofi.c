@@ -1438,10 +1438,32 @@ static int swap_by_cas(ofi_peer_t *p, size_t off, uint64_t v, uint64_t *result)
     return rc;
 }
 
+/* A control-word atomic whose result nobody wants (an unlock's release, a lock_all
+ * master's leave) stays in flight when the provider orders atomics: the next atomic
+ * on the word from this process lands after it, and window free flushes it first.
+ * An unlock then costs the flush of its data, not two more round trips. */
+static int ctrl_post(ofi_peer_t *p, size_t off, uint64_t operand)
+{
+    pool_blk_t *blk = pool_alloc(sizeof operand, p);
+    ssize_t r;
+    memcpy(blk_data(blk), &operand, sizeof operand);
+    POST(r, fi_atomic(ofi.ep, blk_data(blk), 1, ofi.pool_desc, p->addr, p->ctrl_raddr + off,
+                      p->ctrl_key, FI_UINT64, FI_SUM, blk));
+    if (r != 0) {
+        pool_release(blk);
+        return post_failed("atomic", r);
+    }
+    p->issued++;
+    p->unread = !ofi.delivery_complete;
+    return RMAIB_OK;
+}
+
 static int ofi_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
                            uint64_t operand, uint64_t compare, uint64_t *result)
 {
     ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    if (op == RMAIB_AOP_FADD && !result && ofi.atomic_ordered)
+        return ctrl_post(p, off, operand);
     switch (op) {
     case RMAIB_AOP_READ:
         return ctrl64(p, off, AT_FETCH, ofi.have_read ? FI_ATOMIC_READ : FI_SUM, 0, 0, result);
