@@ -1441,7 +1441,9 @@ static int swap_by_cas(ofi_peer_t *p, size_t off, uint64_t v, uint64_t *result)
 /* A control-word atomic whose result nobody wants (an unlock's release, a lock_all
  * master's leave) stays in flight when the provider orders atomics: the next atomic
  * on the word from this process lands after it, and window free flushes it first.
- * An unlock then costs the flush of its data, not two more round trips. */
+ * An unlock then costs the flush of its data, not two more round trips.  Not on our
+ * own words: we read those with plain loads (a start consumes its post bit and then
+ * polls the word), which the provider does not order after our atomics. */
 static int ctrl_post(ofi_peer_t *p, size_t off, uint64_t operand)
 {
     pool_blk_t *blk = pool_alloc(sizeof operand, p);
@@ -1462,7 +1464,7 @@ static int ofi_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
                            uint64_t operand, uint64_t compare, uint64_t *result)
 {
     ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
-    if (op == RMAIB_AOP_FADD && !result && ofi.atomic_ordered)
+    if (op == RMAIB_AOP_FADD && !result && ofi.atomic_ordered && peer != w->rank)
         return ctrl_post(p, off, operand);
     switch (op) {
     case RMAIB_AOP_READ:
