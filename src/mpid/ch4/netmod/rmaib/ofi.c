@@ -1438,19 +1438,23 @@ static int swap_by_cas(ofi_peer_t *p, size_t off, uint64_t v, uint64_t *result)
     return rc;
 }
 
-/* A control-word atomic whose result nobody wants (an unlock's release, a lock_all
+/* Post a non-fetching atomic whose completion the target's flush counts; the
+ * operand is copied into the ring first.
+ *
+ * A control-word atomic whose result nobody wants (an unlock's release, a lock_all
  * master's leave) stays in flight when the provider orders atomics: the next atomic
  * on the word from this process lands after it, and window free flushes it first.
  * An unlock then costs the flush of its data, not two more round trips.  Not on our
  * own words: we read those with plain loads (a start consumes its post bit and then
  * polls the word), which the provider does not order after our atomics. */
-static int ctrl_post(ofi_peer_t *p, size_t off, uint64_t operand)
+static int atomic_post(ofi_peer_t *p, uint64_t raddr, uint64_t key, enum fi_datatype dt,
+                       enum fi_op op, const void *operand, size_t count, size_t bytes)
 {
-    pool_blk_t *blk = pool_alloc(sizeof operand, p);
+    pool_blk_t *blk = pool_alloc(bytes, p);
     ssize_t r;
-    memcpy(blk_data(blk), &operand, sizeof operand);
-    POST(r, fi_atomic(ofi.ep, blk_data(blk), 1, ofi.pool_desc, p->addr, p->ctrl_raddr + off,
-                      p->ctrl_key, FI_UINT64, FI_SUM, blk));
+    memcpy(blk_data(blk), operand, bytes);
+    POST(r, fi_atomic(ofi.ep, blk_data(blk), count, ofi.pool_desc, p->addr, raddr, key, dt, op,
+                      blk));
     if (r != 0) {
         pool_release(blk);
         return post_failed("atomic", r);
@@ -1465,7 +1469,8 @@ static int ofi_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
 {
     ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
     if (op == RMAIB_AOP_FADD && !result && ofi.atomic_ordered && peer != w->rank)
-        return ctrl_post(p, off, operand);
+        return atomic_post(p, p->ctrl_raddr + off, p->ctrl_key, FI_UINT64, FI_SUM, &operand, 1,
+                           sizeof operand);
     switch (op) {
     case RMAIB_AOP_READ:
         return ctrl64(p, off, AT_FETCH, ofi.have_read ? FI_ATOMIC_READ : FI_SUM, 0, 0, result);
@@ -1530,17 +1535,7 @@ static int ofi_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_
         size_t k = n - done < lim ? n - done : lim;
         const char *in = operand ? (const char *) operand + done * es : NULL;
         if (async) {
-            pool_blk_t *blk = pool_alloc(k * es, p);
-            ssize_t r;
-            memcpy(blk_data(blk), in, k * es);
-            POST(r, fi_atomic(ofi.ep, blk_data(blk), k, ofi.pool_desc, p->addr, raddr + done * es,
-                              key, dt, fop, blk));
-            if (r != 0) {
-                pool_release(blk);
-                return post_failed("accumulate", r);
-            }
-            p->issued++;
-            p->unread = !ofi.delivery_complete;
+            rc = atomic_post(p, raddr + done * es, key, dt, fop, in, k, k * es);
         } else {
             rc = atomic_blocking(p, fetch ? AT_FETCH : AT_PLAIN, raddr + done * es, key, dt, fop,
                                  es, k, in, NULL, fetch ? (char *) fetch + done * es : NULL);
