@@ -67,6 +67,15 @@ typedef struct rmaib_win_args {
 
 /* Process-wide set-up, idempotent; the first window creation calls it. */
 int rmaib_init(void);
+/* Waits in the host MPI.  Where a backend moves peers' requests only while this
+ * process polls it (a software network provider), a blocking host call should poll
+ * while it waits, as the host's own progress engine would: rmaib_poll_wanted says
+ * whether to; the wait brackets its rounds of rmaib_poll (serve the backends, then
+ * relax or yield) with rmaib_poll_enter and rmaib_poll_leave. */
+int rmaib_poll_wanted(void);
+void rmaib_poll_enter(void);
+void rmaib_poll(unsigned *round);
+void rmaib_poll_leave(void);
 void rmaib_finalize(void);
 
 /* Window lifetime (collective over the group). */

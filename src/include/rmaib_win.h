@@ -145,12 +145,19 @@ struct rmaib_win {
 };
 
 /* Waiting: spin briefly, then yield, then sleep in growing steps (tests run 8 ranks on
- * 2 cores, so a spinner must give its core to the rank it is waiting for). */
+ * 2 cores, so a spinner must give its core to the rank it is waiting for).  Every
+ * round also serves the backends; while a wait spins or yields it stands in for the
+ * progress thread, which parks (see rmaib_transport_poll_enter).  Declare the state
+ * with RMAIB_BACKOFF, which ends that stand-in however the waiting scope is left. */
 typedef struct rmaib_backoff {
     unsigned n;
+    int polling;        /* holds the progress thread parked */
 } rmaib_backoff_t;
 
 void rmaib_backoff(rmaib_backoff_t *b);
+void rmaib_backoff_end(rmaib_backoff_t *b);
+#define RMAIB_BACKOFF(name) \
+    rmaib_backoff_t name __attribute__((cleanup(rmaib_backoff_end))) = { 0, 0 }
 
 static inline void rmaib_cpu_relax(void)
 {

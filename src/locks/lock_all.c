@@ -14,7 +14,7 @@ static const size_t GLOBAL = RMAIB_CTRL_OFF(global_lock);
 
 static int global_acquire(rmaib_win_t *w, uint64_t mine, uint64_t theirs)
 {
-    rmaib_backoff_t bo = { 0 };
+    RMAIB_BACKOFF(bo);
     for (;;) {
         uint64_t old;
         int rc = rmaib_ctrl_op(w, MASTER, GLOBAL, RMAIB_AOP_FADD, mine, 0, &old);

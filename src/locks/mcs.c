@@ -39,7 +39,7 @@ int rmaib_mcs_acquire(rmaib_win_t *w, int target)
     if (rc != RMAIB_OK)
         return rc;
     const uint64_t *locked = (const uint64_t *) ((char *) w->my_ctrl + node_off(w, target, LOCKED));
-    rmaib_backoff_t bo = { 0 };
+    RMAIB_BACKOFF(bo);
     while (rmaib_load(locked))
         rmaib_backoff(&bo);
     return RMAIB_OK;
@@ -60,7 +60,7 @@ int rmaib_mcs_release(rmaib_win_t *w, int target)
                                  -RMAIB_LOCK_WRITER, 0, NULL);
         /* A successor swapped itself into the tail but has not linked its node to
          * ours yet; it will, since it knows us as its predecessor. */
-        rmaib_backoff_t bo = { 0 };
+        RMAIB_BACKOFF(bo);
         while ((succ = rmaib_load(next)) == 0)
             rmaib_backoff(&bo);
     }

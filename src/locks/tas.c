@@ -14,7 +14,7 @@ static const size_t LOCK = RMAIB_CTRL_OFF(lock);
 
 int rmaib_tas_acquire_shared(rmaib_win_t *w, int target)
 {
-    rmaib_backoff_t bo = { 0 };
+    RMAIB_BACKOFF(bo);
     for (;;) {
         uint64_t old;
         int rc = rmaib_ctrl_op(w, target, LOCK, RMAIB_AOP_FADD, RMAIB_LOCK_SHARED_ONE, 0, &old);
@@ -36,7 +36,7 @@ int rmaib_tas_acquire_shared(rmaib_win_t *w, int target)
  * waiting writer.  The MCS lock's queue head uses this too. */
 int rmaib_tas_drain_to_writer(rmaib_win_t *w, int target)
 {
-    rmaib_backoff_t bo = { 0 };
+    RMAIB_BACKOFF(bo);
     uint64_t v;
     int rc = rmaib_ctrl_op(w, target, LOCK, RMAIB_AOP_READ, 0, 0, &v);
     while (rc == RMAIB_OK) {

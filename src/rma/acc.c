@@ -23,7 +23,7 @@ static const size_t ACC_LOCK = RMAIB_CTRL_OFF(acc_lock);
 
 static int acc_lock(rmaib_win_t *w, int target)
 {
-    rmaib_backoff_t bo = { 0 };
+    RMAIB_BACKOFF(bo);
     for (;;) {
         uint64_t old;
         int rc = rmaib_ctrl_op(w, target, ACC_LOCK, RMAIB_AOP_CAS, (uint64_t) w->rank + 1, 0, &old);

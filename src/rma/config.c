@@ -62,18 +62,58 @@ void rmaib_finalize(void)
     initialized = 0;
 }
 
+int rmaib_poll_wanted(void)
+{
+    return rmaib_transport_wants_polling();
+}
+
+void rmaib_poll_enter(void)
+{
+    rmaib_transport_poll_enter();
+}
+
+void rmaib_poll_leave(void)
+{
+    rmaib_transport_poll_leave();
+}
+
+/* No sleeping here: the host call may be waiting for a message that arrives in a
+ * microsecond, and the host MPI's own wait would spin. */
+void rmaib_poll(unsigned *round)
+{
+    rmaib_transport_progress();
+    if ((*round)++ < 64)
+        rmaib_cpu_relax();
+    else
+        sched_yield();
+}
+
+void rmaib_backoff_end(rmaib_backoff_t *b)
+{
+    if (b->polling) {
+        b->polling = 0;
+        rmaib_transport_poll_leave();
+    }
+}
+
 /* Spin for the first few rounds (a peer on another core answers in well under a
  * microsecond), then yield, then sleep in growing steps up to 100 us: with 8 ranks
  * on 2 cores the peer we wait for needs our core. */
 void rmaib_backoff(rmaib_backoff_t *b)
 {
     unsigned n = b->n++;
+    if (n == 0 && rmaib_transport_wants_polling()) {
+        rmaib_transport_poll_enter();
+        b->polling = 1;
+    }
     rmaib_transport_progress();
     if (n < 64) {
         rmaib_cpu_relax();
     } else if (n < 128) {
         sched_yield();
     } else {
+        if (b->polling)         /* sleeping: the progress thread serves meanwhile */
+            rmaib_backoff_end(b);
         if ((n & 15) == 0)
             rmaib_host_progress();
         unsigned us = (n - 128) < 7 ? 1u << (n - 128) : 100;

@@ -19,7 +19,7 @@ static int fence_barrier(rmaib_win_t *w)
                                NULL);
         if (rc != RMAIB_OK)
             return rc;
-        rmaib_backoff_t bo = { 0 };
+        RMAIB_BACKOFF(bo);
         while (rmaib_load(&w->my_ctrl->fence_flag[k]) < epoch)
             rmaib_backoff(&bo);
     }

@@ -76,7 +76,7 @@ int rmaib_start(rmaib_win_t *w, const int *ranks, int n, int assert)
 int rmaib_pscw_wait_post(rmaib_win_t *w, int target)
 {
     const uint64_t *word = (const uint64_t *) ((char *) w->my_ctrl + post_word_off(target));
-    rmaib_backoff_t bo = { 0 };
+    RMAIB_BACKOFF(bo);
     while (!(rmaib_load(word) & post_bit(target)))
         rmaib_backoff(&bo);
     w->start_state[target] = RMAIB_START_READY;
@@ -117,7 +117,7 @@ int rmaib_wait(rmaib_win_t *w)
 {
     if (w->exposure != RMAIB_EXPOSURE_POST)
         return RMAIB_ERR_RMA_SYNC;
-    rmaib_backoff_t bo = { 0 };
+    RMAIB_BACKOFF(bo);
     while (rmaib_load(&w->my_ctrl->complete_count) < (uint64_t) w->npost)
         rmaib_backoff(&bo);
     return consume_completes(w);

@@ -238,7 +238,7 @@ int rmaib_dynamic_range_ok(rmaib_win_t *w, int target, uint64_t lo, uint64_t hi)
         uint64_t gen, n;
         rmaib_attach_region_t r[RMAIB_MAX_ATTACH];
     } t;
-    rmaib_backoff_t bo = { 0 };
+    RMAIB_BACKOFF(bo);
     for (;;) {
         uint64_t gen2;
         int rc = w->atp->ctrl_read(w, target, RMAIB_CTRL_OFF(attach_gen), &t,

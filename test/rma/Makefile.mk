@@ -69,6 +69,7 @@ EXTRA_DIST += test/rma/common_c.h
 # --- block D: the ofi backend (configuration errors, the progress thread) ---
 rma_tests += test/rma/ofi_bad_config
 rma_tests += test/rma/progress_thread_idle
+rma_tests += test/rma/target_in_host_wait
 # --- end of block D ---
 
 check_PROGRAMS += $(rma_tests)

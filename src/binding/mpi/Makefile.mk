@@ -1,6 +1,8 @@
 # The drop-in library's MPI_* entry points over PMPI.
 librmaib_mpi_la_SOURCES += \
 	src/binding/mpi/host.c \
+	src/binding/mpi/serve.h \
+	src/binding/mpi/serve.c \
 	src/binding/mpi/handles.h \
 	src/binding/mpi/handles.c \
 	src/binding/mpi/errors.h \

@@ -6,22 +6,35 @@
 #include <stdio.h>
 #include "rmaib_host.h"
 #include "rmaib.h"
-#include <mpi.h>
+#include "serve.h"
 
 static int status(int mpi_err)
 {
     return mpi_err == MPI_SUCCESS ? RMAIB_OK : RMAIB_ERR_TRANSPORT;
 }
 
+/* Window creation and free wait in these while peers may still be connecting to us
+ * or finishing their operations on our memory: they serve the endpoint as the
+ * user's blocking calls do (serve.c). */
 int rmaib_host_allgather(void *hcomm, const void *send, void *recv, size_t bytes)
 {
-    return status(PMPI_Allgather(send, (int) bytes, MPI_BYTE, recv, (int) bytes, MPI_BYTE,
-                                 *(MPI_Comm *) hcomm));
+    MPI_Comm comm = *(MPI_Comm *) hcomm;
+    if (!rmaib_poll_wanted())
+        return status(PMPI_Allgather(send, (int) bytes, MPI_BYTE, recv, (int) bytes, MPI_BYTE,
+                                     comm));
+    MPI_Request req;
+    int rc = PMPI_Iallgather(send, (int) bytes, MPI_BYTE, recv, (int) bytes, MPI_BYTE, comm, &req);
+    return status(rc == MPI_SUCCESS ? rmaib_mpi_serve_wait(&req, MPI_STATUS_IGNORE) : rc);
 }
 
 int rmaib_host_barrier(void *hcomm)
 {
-    return status(PMPI_Barrier(*(MPI_Comm *) hcomm));
+    MPI_Comm comm = *(MPI_Comm *) hcomm;
+    if (!rmaib_poll_wanted())
+        return status(PMPI_Barrier(comm));
+    MPI_Request req;
+    int rc = PMPI_Ibarrier(comm, &req);
+    return status(rc == MPI_SUCCESS ? rmaib_mpi_serve_wait(&req, MPI_STATUS_IGNORE) : rc);
 }
 
 int rmaib_host_world_rank(void)

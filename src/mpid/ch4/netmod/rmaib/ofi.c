@@ -145,6 +145,7 @@ static struct ofi_state {
     int atomic_ordered;         /* non-fetching atomics may stay outstanding */
     int cq_wait;                /* the CQ has a wait object: fi_cq_sread works */
     int thread;                 /* the progress thread runs */
+    int manual;                 /* FI_PROGRESS_MANUAL: peers' requests move only when we poll */
     size_t max_msg, iov_max, rma_iov_max;
     _Atomic uint64_t next_key;  /* requested keys, unique in the process (without FI_MR_PROV_KEY) */
     _Atomic long outstanding;   /* operations posted and not yet completed */
@@ -267,6 +268,11 @@ int rmaib_ofi_progress_wait(int timeout_ms)
     return -1;
 }
 
+int rmaib_ofi_wants_polling(void)
+{
+    return atomic_load_explicit(&ofi.up, memory_order_relaxed) && ofi.manual;
+}
+
 void rmaib_ofi_progress_wake(void)
 {
     if (atomic_load(&ofi.up) && ofi.cq_wait)
@@ -275,7 +281,7 @@ void rmaib_ofi_progress_wake(void)
 
 static int wait_for(ofi_waiter_t *wt)
 {
-    rmaib_backoff_t bo = { 0 };
+    RMAIB_BACKOFF(bo);
     while (atomic_load_explicit(&wt->pending, memory_order_acquire) > 0)
         rmaib_backoff(&bo);
     return atomic_load_explicit(&wt->err, memory_order_relaxed) ? RMAIB_ERR_TRANSPORT : RMAIB_OK;
@@ -285,7 +291,7 @@ static int wait_for(ofi_waiter_t *wt)
  * posted operation counts as outstanding until its completion is read. */
 #define POST(r, call)                                                           \
     do {                                                                        \
-        rmaib_backoff_t bo_ = { 0 };                                            \
+        RMAIB_BACKOFF(bo_);                                            \
         while (atomic_load_explicit(&ofi.outstanding, memory_order_relaxed)     \
                >= CQ_SIZE / 2)                                                  \
             rmaib_backoff(&bo_);                                                \
@@ -318,7 +324,7 @@ static void pool_reclaim(void)
 static pool_blk_t *pool_alloc(size_t len, ofi_peer_t *peer)
 {
     size_t need = (sizeof(pool_blk_t) + len + POOL_ALIGN - 1) & ~(size_t) (POOL_ALIGN - 1);
-    rmaib_backoff_t bo = { 0 };
+    RMAIB_BACKOFF(bo);
     for (;;) {
         pthread_mutex_lock(&pool_lock);
         size_t pos = ofi.head % POOL_BYTES, room = POOL_BYTES - pos;
@@ -560,6 +566,7 @@ static int try_provider(const char *prov)
     if (!dc && !(order & (FI_ORDER_RMA_RAW | FI_ORDER_RAW)))
         return fail("neither FI_DELIVERY_COMPLETE nor read-after-write ordering");
     ofi.thread = want_thread(info);
+    ofi.manual = info->domain_attr->data_progress == FI_PROGRESS_MANUAL;
     info->tx_attr->op_flags = dc ? FI_DELIVERY_COMPLETE : 0;
 
     int r = fi_fabric(info->fabric_attr, &ofi.fabric, NULL);
@@ -1041,7 +1048,7 @@ static int read_blocking(ofi_peer_t *p, void *dst, size_t len, uint64_t raddr, u
 static int ktab_refresh(ofi_peer_t *p)
 {
     uint64_t gen;
-    rmaib_backoff_t bo = { 0 };
+    RMAIB_BACKOFF(bo);
     if (!p->ktab) {
         p->ktab = malloc(sizeof *p->ktab);
         if (!p->ktab)
@@ -1330,7 +1337,7 @@ static int ofi_getv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size
 
 static int flush_peer(rmaib_win_t *w, ofi_peer_t *p)
 {
-    rmaib_backoff_t bo = { 0 };
+    RMAIB_BACKOFF(bo);
     (void) w;
     while (atomic_load_explicit(&p->done, memory_order_acquire) != p->issued)
         rmaib_backoff(&bo);

@@ -18,11 +18,17 @@ void rmaib_ofi_finalize(void);
  * then block in the provider's wait object for up to timeout_ms (or, where the
  * provider has none, sleep a little).  Returns the completions it handled. */
 int rmaib_ofi_progress_wait(int timeout_ms);
+/* Is the endpoint up, on a provider whose peers' requests move only when we poll? */
+int rmaib_ofi_wants_polling(void);
 /* Wake a thread blocked in rmaib_ofi_progress_wait. */
 void rmaib_ofi_progress_wake(void);
 
 /* progress_thread.c: one thread per process serving the target side. */
 int rmaib_progress_thread_start(void);
 void rmaib_progress_thread_stop(void);
+/* Another thread polls the endpoint from now until the matching release: the
+ * progress thread parks meanwhile.  Calls nest and may come from several threads. */
+void rmaib_progress_thread_hold(void);
+void rmaib_progress_thread_release(void);
 
 #endif

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
+#include <stdint.h>
 #include "rmaib_win.h"
 #include "rmaib_host.h"
 #include "ofi.h"
@@ -22,16 +23,71 @@ static pthread_t thread;
 static _Atomic int stop;
 static int running;
 
+/* Threads polling the endpoint in a wait of their own.  While there are any, and
+ * for LEASE_NS after the last of them stopped, this thread stays out of the CQ's
+ * wait object and naps instead: two threads polling one endpoint fight over the
+ * provider's locks, and every wake-up of this thread by a peer's packet takes a core
+ * from the poller (with 2 ranks on 2 cores that tripled put+flush over tcp).  The
+ * lease spans the gaps between an origin's back-to-back waits (put, flush, put ...),
+ * and bounds how long a peer may wait once nobody polls: LEASE_NS plus one nap. */
+enum { LEASE_NS = 1000000 };
+static _Atomic int pollers;
+static _Atomic uint64_t last_poll_ns;
+static _Atomic int in_wait;          /* the thread is in (or entering) the wait object */
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+void rmaib_progress_thread_hold(void)
+{
+    /* The first poller after a quiet spell takes the thread out of the wait object,
+     * where every packet would wake it for up to 10 ms.  seq_cst, as in serve: each
+     * side stores, then loads the other's word, so one of them sees the other. */
+    if (atomic_fetch_add(&pollers, 1) == 0 && atomic_load(&in_wait))
+        rmaib_ofi_progress_wake();
+}
+
+void rmaib_progress_thread_release(void)
+{
+    atomic_store_explicit(&last_poll_ns, now_ns(), memory_order_relaxed);
+    atomic_fetch_sub_explicit(&pollers, 1, memory_order_release);
+}
+
+/* How long to nap before serving (0: serve now). */
+static uint64_t polled_by_others(void)
+{
+    if (atomic_load(&pollers) > 0)
+        return LEASE_NS;
+    uint64_t since = now_ns() - atomic_load_explicit(&last_poll_ns, memory_order_relaxed);
+    return since < LEASE_NS ? LEASE_NS - since : 0;
+}
+
 static void *serve(void *arg)
 {
     unsigned idle = 0;
     (void) arg;
     while (!atomic_load_explicit(&stop, memory_order_acquire)) {
+        uint64_t nap = polled_by_others();
+        if (!nap) {
+            atomic_store(&in_wait, 1);
+            nap = polled_by_others();   /* a poller that came before in_wait was set */
+        }
+        if (nap) {
+            atomic_store_explicit(&in_wait, 0, memory_order_relaxed);
+            struct timespec ts = { 0, (long) nap };
+            nanosleep(&ts, NULL);
+            continue;
+        }
         /* 10 ms, not longer: tcp;ofi_rxm sets a connection up in its periodic
          * progress, which a wake-up of the CQ's wait object does not always run; with
          * 100 ms a peer's first contact with a computing target took hundreds of ms.
          * 100 idle wake-ups a second cost nothing measurable. */
         int n = rmaib_ofi_progress_wait(10);
+        atomic_store_explicit(&in_wait, 0, memory_order_relaxed);
         if (n > 0) {
             idle = 0;
         } else if (n < 0) {     /* cannot block: sleep 1, 2, 4 ... 1024 us */

@@ -122,6 +122,29 @@ void rmaib_transport_win_fini(rmaib_win_t *w)
         backends[b]->win_fini(w);
 }
 
+int rmaib_transport_wants_polling(void)
+{
+#ifdef HAVE_OFI
+    return rmaib_ofi_wants_polling();
+#else
+    return 0;
+#endif
+}
+
+void rmaib_transport_poll_enter(void)
+{
+#ifdef HAVE_OFI
+    rmaib_progress_thread_hold();
+#endif
+}
+
+void rmaib_transport_poll_leave(void)
+{
+#ifdef HAVE_OFI
+    rmaib_progress_thread_release();
+#endif
+}
+
 void rmaib_transport_progress(void)
 {
     for (int b = 0; b < NBACKENDS; b++)

@@ -85,6 +85,12 @@ extern const rmaib_tp_ops_t rmaib_ofi_ops;
 int rmaib_transport_win_init(rmaib_win_t *win);
 void rmaib_transport_win_fini(rmaib_win_t *win);
 void rmaib_transport_progress(void);
+/* Does a backend move peers' requests only while this process polls it (a software
+ * provider)?  Then a blocking call of the host MPI should poll while it waits. */
+int rmaib_transport_wants_polling(void);
+/* Around such a wait: this thread polls, so the progress thread need not. */
+void rmaib_transport_poll_enter(void);
+void rmaib_transport_poll_leave(void);
 
 /* Dynamic windows: run every backend's attach/detach hook (see above).  Call attach
  * before the region enters the attach table and detach after it has left. */

@@ -1,0 +1,167 @@
+/*
+ * Blocking calls of the host MPI that serve the network endpoint while they wait.
+ *
+ * On a provider that progresses in software (tcp;ofi_rxm) a peer's put, get or atomic
+ * aimed at this process moves only while something here polls the endpoint.  The
+ * progress thread does so, but a packet has to wake it through the kernel, and with
+ * 2 ranks on 2 cores that made every round trip to a target sitting in MPI_Barrier
+ * cost about 80 us.  A process waiting in the host MPI while its peers work on its
+ * window is the common case (every passive target), so the calls a target waits in
+ * become their non-blocking form plus a wait that polls the endpoint, as MPICH's
+ * progress engine does for its own netmod; the progress thread parks meanwhile.
+ * Without such a provider (shm only, or a provider with hardware progress) every
+ * call goes straight to the host.
+ */
+#include "serve.h"
+
+int rmaib_mpi_serve_wait(MPI_Request *req, MPI_Status *status)
+{
+    unsigned round = 0;
+    int rc, flag = 0;
+    rmaib_poll_enter();
+    while ((rc = PMPI_Test(req, &flag, status)) == MPI_SUCCESS && !flag)
+        rmaib_poll(&round);
+    rmaib_poll_leave();
+    return rc;
+}
+
+static int serve_waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
+{
+    unsigned round = 0;
+    int rc, flag = 0;
+    rmaib_poll_enter();
+    while ((rc = PMPI_Testall(n, reqs, &flag, statuses)) == MPI_SUCCESS && !flag)
+        rmaib_poll(&round);
+    rmaib_poll_leave();
+    return rc;
+}
+
+/* A call made non-blocking by `start`, then waited for. */
+#define SERVED(start)                                                   \
+    do {                                                                \
+        MPI_Request req_;                                               \
+        int rc_ = (start);                                              \
+        return rc_ == MPI_SUCCESS ? rmaib_mpi_serve_wait(&req_, MPI_STATUS_IGNORE) : rc_; \
+    } while (0)
+
+int MPI_Wait(MPI_Request *req, MPI_Status *status)
+{
+    if (!rmaib_poll_wanted())
+        return PMPI_Wait(req, status);
+    return rmaib_mpi_serve_wait(req, status);
+}
+
+int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
+{
+    if (!rmaib_poll_wanted())
+        return PMPI_Waitall(n, reqs, statuses);
+    return serve_waitall(n, reqs, statuses);
+}
+
+int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+    if (!rmaib_poll_wanted())
+        return PMPI_Waitany(n, reqs, index, status);
+    unsigned round = 0;
+    int rc, flag = 0;
+    rmaib_poll_enter();
+    while ((rc = PMPI_Testany(n, reqs, index, &flag, status)) == MPI_SUCCESS && !flag)
+        rmaib_poll(&round);
+    rmaib_poll_leave();
+    return rc;
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+             MPI_Status *status)
+{
+    if (!rmaib_poll_wanted())
+        return PMPI_Recv(buf, count, type, source, tag, comm, status);
+    MPI_Request req;
+    int rc = PMPI_Irecv(buf, count, type, source, tag, comm, &req);
+    return rc == MPI_SUCCESS ? rmaib_mpi_serve_wait(&req, status) : rc;
+}
+
+int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
+                 void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
+                 MPI_Comm comm, MPI_Status *status)
+{
+    if (!rmaib_poll_wanted())
+        return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+                             comm, status);
+    MPI_Request reqs[2];
+    MPI_Status st[2];
+    int rc = PMPI_Irecv(rbuf, rcount, rtype, source, rtag, comm, &reqs[0]);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = PMPI_Isend(sbuf, scount, stype, dest, stag, comm, &reqs[1]);
+    if (rc != MPI_SUCCESS) {
+        PMPI_Cancel(&reqs[0]);
+        PMPI_Request_free(&reqs[0]);
+        return rc;
+    }
+    rc = serve_waitall(2, reqs, st);
+    if (rc == MPI_ERR_IN_STATUS)
+        rc = st[0].MPI_ERROR != MPI_SUCCESS ? st[0].MPI_ERROR : st[1].MPI_ERROR;
+    if (status != MPI_STATUS_IGNORE)
+        *status = st[0];
+    return rc;
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    if (!rmaib_poll_wanted())
+        return PMPI_Probe(source, tag, comm, status);
+    unsigned round = 0;
+    int rc, flag = 0;
+    rmaib_poll_enter();
+    while ((rc = PMPI_Iprobe(source, tag, comm, &flag, status)) == MPI_SUCCESS && !flag)
+        rmaib_poll(&round);
+    rmaib_poll_leave();
+    return rc;
+}
+
+int MPI_Barrier(MPI_Comm comm)
+{
+    if (!rmaib_poll_wanted())
+        return PMPI_Barrier(comm);
+    SERVED(PMPI_Ibarrier(comm, &req_));
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
+{
+    if (!rmaib_poll_wanted())
+        return PMPI_Bcast(buf, count, type, root, comm);
+    SERVED(PMPI_Ibcast(buf, count, type, root, comm, &req_));
+}
+
+int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+               MPI_Comm comm)
+{
+    if (!rmaib_poll_wanted())
+        return PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
+    SERVED(PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, &req_));
+}
+
+int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                  MPI_Comm comm)
+{
+    if (!rmaib_poll_wanted())
+        return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
+    SERVED(PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, &req_));
+}
+
+int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                  MPI_Datatype rtype, MPI_Comm comm)
+{
+    if (!rmaib_poll_wanted())
+        return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    SERVED(PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, &req_));
+}
+
+int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+               MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    if (!rmaib_poll_wanted())
+        return PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+    SERVED(PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, &req_));
+}
