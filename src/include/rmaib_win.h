@@ -41,6 +41,8 @@ typedef struct rmaib_attach_region {
  * and one MCS queue node per target, because a process may hold or wait for
  * exclusive locks on several targets at once and each queue links its own node. */
 struct rmaib_ctrl {
+    /* lock .. mcs_tail: accessed only through the window's atomics transport, by
+     * their owner too (see rmaib_ctrl_atomic_only) */
     _Alignas(RMAIB_CACHELINE) uint64_t lock;        /* this target's reader-writer lock */
     _Alignas(RMAIB_CACHELINE) uint64_t global_lock; /* used on the master only */
     _Alignas(RMAIB_CACHELINE) uint64_t acc_lock;    /* serialises locked accumulates */
@@ -52,6 +54,14 @@ struct rmaib_ctrl {
     rmaib_attach_region_t attach[RMAIB_MAX_ATTACH];
     _Alignas(RMAIB_CACHELINE) uint64_t post_bits[];
 };
+
+/* Is the word at off one its owner never reads with plain loads?  Then an atomic on
+ * it may stay in flight even when the owner is us: our next access is an atomic too,
+ * which the transport orders after it. */
+static inline int rmaib_ctrl_atomic_only(size_t off)
+{
+    return off < offsetof(struct rmaib_ctrl, complete_count);
+}
 
 /* MCS queue node of this process for one target's queue. */
 typedef struct rmaib_mcs_node {
@@ -134,7 +144,9 @@ struct rmaib_win {
     uint64_t fence_epoch;
     int *start_ranks, nstart;   /* PSCW access group */
     uint8_t *start_state;       /* per rank: RMAIB_START_* */
+    uint8_t *post_phase;        /* per rank: RMAIB_POST_SENT / RMAIB_POST_SEEN parities */
     int npost;                  /* PSCW exposure group size */
+    uint64_t completes_seen;    /* PSCW: completes consumed by our waits */
 
     /* RMAIB_STATS: control-block atomics aimed at other ranks, and how many of them
      * the lock calls spent (seed 002's messages per lock acquisition). */
@@ -231,6 +243,9 @@ static inline int rmaib_epoch_ok(rmaib_win_t *w, int target, int flags)
         return RMAIB_OK;
     return rmaib_epoch_check_target(w, target, flags);
 }
+/* post_phase bits: the parity of our next post to a rank (it adds our bit on even
+ * posts and takes it away on odd ones), and of the next post we expect from it. */
+enum { RMAIB_POST_SENT = 1, RMAIB_POST_SEEN = 2 };
 int rmaib_pscw_wait_post(rmaib_win_t *w, int target);
 int rmaib_tas_acquire_shared(rmaib_win_t *w, int target);
 int rmaib_tas_acquire_exclusive(rmaib_win_t *w, int target);

@@ -1,15 +1,19 @@
 /*
  * Post/start/complete/wait on RDMA-written bitvectors and counters (seed 002 §3.3.3).
  *
- * post:     set our bit in each origin's post bitvector with a fetch-add of that bit
- *           (one writer per bit, so the add is an atomic OR that loses no update).
+ * post:     flip our bit in each origin's post bitvector: a fetch-add of the bit on
+ *           our even posts to that origin, of minus the bit on odd ones (one writer
+ *           per bit, so neither carries nor borrows into a neighbour).
  * start:    returns at once; the first operation to a target waits for its bit.
- * complete: wait for and clear the bit of every target in the start group (so no bit
- *           carries over into the next epoch, even for a target that got no
- *           operation), flush, then add 1 to each target's completion counter.
- * wait:     wait for the counter to reach the post group's size and subtract it.
- * A target posts again only after its wait, which follows our clearing complete, so
- * its next bit can never meet the previous one.
+ * complete: wait for the flip of every target in the start group (so no flip carries
+ *           over into the next epoch, even for a target that got no operation),
+ *           flush, then add 1 to each target's completion counter.
+ * wait:     wait for the counter to grow by the post group's size.
+ * A target posts again only after its wait, which follows our complete, so we have
+ * seen each flip before the next one comes.  Nobody writes to their own words: the
+ * flips' parities and the completes already consumed are counted locally, which
+ * saves a network round trip to ourselves in each start and each wait when the
+ * window's atomics go through the network.
  */
 #include <string.h>
 #include "rmaib_win.h"
@@ -39,10 +43,12 @@ int rmaib_post(rmaib_win_t *w, const int *ranks, int n, int assert)
             return RMAIB_ERR_RANK;
     /* NOCHECK: the origins start with NOCHECK too and will not consume a bit. */
     for (int i = 0; i < n && !(assert & RMAIB_MODE_NOCHECK); i++) {
-        int rc = rmaib_ctrl_op(w, ranks[i], post_word_off(w->rank), RMAIB_AOP_FADD,
-                               post_bit(w->rank), 0, NULL);
+        uint8_t *phase = &w->post_phase[ranks[i]];
+        uint64_t flip = *phase & RMAIB_POST_SENT ? -post_bit(w->rank) : post_bit(w->rank);
+        int rc = rmaib_ctrl_op(w, ranks[i], post_word_off(w->rank), RMAIB_AOP_FADD, flip, 0, NULL);
         if (rc != RMAIB_OK)
             return rc;
+        *phase ^= RMAIB_POST_SENT;
     }
     if (w->access == RMAIB_ACCESS_FENCE_ISSUED)
         w->access = RMAIB_ACCESS_NONE;
@@ -72,16 +78,17 @@ int rmaib_start(rmaib_win_t *w, const int *ranks, int n, int assert)
     return RMAIB_OK;
 }
 
-/* Wait until target's post has reached us, then consume its bit. */
+/* Wait until target's post has flipped its bit in our bitvector. */
 int rmaib_pscw_wait_post(rmaib_win_t *w, int target)
 {
     const uint64_t *word = (const uint64_t *) ((char *) w->my_ctrl + post_word_off(target));
+    uint64_t want = w->post_phase[target] & RMAIB_POST_SEEN ? 0 : post_bit(target);
     RMAIB_BACKOFF(bo);
-    while (!(rmaib_load(word) & post_bit(target)))
+    while ((rmaib_load(word) & post_bit(target)) != want)
         rmaib_backoff(&bo);
+    w->post_phase[target] ^= RMAIB_POST_SEEN;
     w->start_state[target] = RMAIB_START_READY;
-    return rmaib_ctrl_op(w, w->rank, post_word_off(target), RMAIB_AOP_FADD, -post_bit(target), 0,
-                         NULL);
+    return RMAIB_OK;
 }
 
 int rmaib_complete(rmaib_win_t *w)
@@ -107,18 +114,17 @@ int rmaib_complete(rmaib_win_t *w)
 static int consume_completes(rmaib_win_t *w)
 {
     w->exposure = RMAIB_EXPOSURE_NONE;
-    if (w->npost == 0)
-        return RMAIB_OK;
-    return rmaib_ctrl_op(w, w->rank, RMAIB_CTRL_OFF(complete_count), RMAIB_AOP_FADD,
-                         -(uint64_t) w->npost, 0, NULL);
+    w->completes_seen += (uint64_t) w->npost;
+    return RMAIB_OK;
 }
 
 int rmaib_wait(rmaib_win_t *w)
 {
     if (w->exposure != RMAIB_EXPOSURE_POST)
         return RMAIB_ERR_RMA_SYNC;
+    uint64_t want = w->completes_seen + (uint64_t) w->npost;
     RMAIB_BACKOFF(bo);
-    while (rmaib_load(&w->my_ctrl->complete_count) < (uint64_t) w->npost)
+    while (rmaib_load(&w->my_ctrl->complete_count) < want)
         rmaib_backoff(&bo);
     return consume_completes(w);
 }
@@ -129,7 +135,7 @@ int rmaib_test(rmaib_win_t *w, int *flag)
     if (w->exposure != RMAIB_EXPOSURE_POST)
         return RMAIB_ERR_RMA_SYNC;
     rmaib_transport_progress();
-    if (rmaib_load(&w->my_ctrl->complete_count) < (uint64_t) w->npost)
+    if (rmaib_load(&w->my_ctrl->complete_count) < w->completes_seen + (uint64_t) w->npost)
         return RMAIB_OK;
     *flag = 1;
     return consume_completes(w);

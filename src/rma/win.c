@@ -77,8 +77,9 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
         w->noncontig = a->noncontig;
         w->peers = calloc((size_t) p, sizeof *w->peers);
         w->start_state = calloc((size_t) p, 1);
+        w->post_phase = calloc((size_t) p, 1);
         w->start_ranks = malloc(sizeof(int) * (size_t) p);
-        if (!w->peers || !w->start_state || !w->start_ranks)
+        if (!w->peers || !w->start_state || !w->post_phase || !w->start_ranks)
             mine.status = RMAIB_ERR_NO_MEM;
     }
     all = malloc(sizeof *all * (size_t) p);
@@ -138,6 +139,8 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
     if (w) {
         free(w->peers);
         free(w->start_state);
+    free(w->post_phase);
+        free(w->post_phase);
         free(w->start_ranks);
         free(w);
     }
@@ -167,6 +170,7 @@ int rmaib_win_free(rmaib_win_t *w)
     rmaib_transport_win_fini(w);
     free(w->peers);
     free(w->start_state);
+    free(w->post_phase);
     free(w->start_ranks);
     free(w);
     return rc;

@@ -291,7 +291,7 @@ static int wait_for(ofi_waiter_t *wt)
  * posted operation counts as outstanding until its completion is read. */
 #define POST(r, call)                                                           \
     do {                                                                        \
-        RMAIB_BACKOFF(bo_);                                            \
+        RMAIB_BACKOFF(bo_);                                                     \
         while (atomic_load_explicit(&ofi.outstanding, memory_order_relaxed)     \
                >= CQ_SIZE / 2)                                                  \
             rmaib_backoff(&bo_);                                                \
@@ -1449,11 +1449,11 @@ static int swap_by_cas(ofi_peer_t *p, size_t off, uint64_t v, uint64_t *result)
  * operand is copied into the ring first.
  *
  * A control-word atomic whose result nobody wants (an unlock's release, a lock_all
- * master's leave) stays in flight when the provider orders atomics: the next atomic
+ * master's leave, a fence flag, a PSCW post or complete) stays in flight when the provider orders atomics: the next atomic
  * on the word from this process lands after it, and window free flushes it first.
  * An unlock then costs the flush of its data, not two more round trips.  Not on our
- * own words: we read those with plain loads (a start consumes its post bit and then
- * polls the word), which the provider does not order after our atomics. */
+ * own words that we read with plain loads (fence flags, PSCW words, MCS nodes): the
+ * provider does not order those loads after our atomics. */
 static int atomic_post(ofi_peer_t *p, uint64_t raddr, uint64_t key, enum fi_datatype dt,
                        enum fi_op op, const void *operand, size_t count, size_t bytes)
 {
@@ -1475,8 +1475,10 @@ static int ofi_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
                            uint64_t operand, uint64_t compare, uint64_t *result)
 {
     ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
-    if (op == RMAIB_AOP_FADD && !result && ofi.atomic_ordered && peer != w->rank)
-        return atomic_post(p, p->ctrl_raddr + off, p->ctrl_key, FI_UINT64, FI_SUM, &operand, 1,
+    if (!result && ofi.atomic_ordered && (peer != w->rank || rmaib_ctrl_atomic_only(off))
+        && (op == RMAIB_AOP_FADD || (op == RMAIB_AOP_WRITE && ofi.have_write)))
+        return atomic_post(p, p->ctrl_raddr + off, p->ctrl_key, FI_UINT64,
+                           op == RMAIB_AOP_FADD ? FI_SUM : FI_ATOMIC_WRITE, &operand, 1,
                            sizeof operand);
     switch (op) {
     case RMAIB_AOP_READ:
