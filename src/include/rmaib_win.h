@@ -230,6 +230,21 @@ static inline int rmaib_ctrl_op(rmaib_win_t *w, int peer, size_t off, rmaib_aop_
     return w->atp->ctrl_atomic(w, peer, off, op, operand, compare, result);
 }
 
+/* Two fetching control-block atomics at once (transport ctrl_atomic2). */
+static inline int rmaib_ctrl_op2(rmaib_win_t *w, const rmaib_ctrl_req_t req[2])
+{
+    if (w->atp->ctrl_atomic2 && !w->peers[req[0].peer].ctrl_mapped
+        && !w->peers[req[1].peer].ctrl_mapped) {
+        w->stat_remote_ops += (req[0].peer != w->rank) + (req[1].peer != w->rank);
+        return w->atp->ctrl_atomic2(w, req);
+    }
+    int rc = RMAIB_OK;
+    for (int i = 0; i < 2 && rc == RMAIB_OK; i++)
+        rc = rmaib_ctrl_op(w, req[i].peer, req[i].off, req[i].op, req[i].operand, req[i].compare,
+                           req[i].result);
+    return rc;
+}
+
 /* Shared between the synchronisation files. */
 int rmaib_epoch_check_target(rmaib_win_t *w, int target, int flags);
 int rmaib_flush_issued(rmaib_win_t *w);
@@ -249,10 +264,18 @@ enum { RMAIB_POST_SENT = 1, RMAIB_POST_SEEN = 2 };
 int rmaib_pscw_wait_post(rmaib_win_t *w, int target);
 int rmaib_tas_acquire_shared(rmaib_win_t *w, int target);
 int rmaib_tas_acquire_exclusive(rmaib_win_t *w, int target);
+/* The first step of an exclusive acquisition as a request (CAS 0 -> writer, old value
+ * into *old), and the rest of it once that request has returned old. */
+void rmaib_tas_exclusive_req(int target, rmaib_ctrl_req_t *req, uint64_t *old);
+int rmaib_tas_exclusive_finish(rmaib_win_t *w, int target, uint64_t old);
 int rmaib_tas_release(rmaib_win_t *w, int target, int lock_type);
 int rmaib_mcs_acquire(rmaib_win_t *w, int target);
 int rmaib_mcs_release(rmaib_win_t *w, int target);
 int rmaib_global_excl_enter(rmaib_win_t *w);
 int rmaib_global_excl_leave(rmaib_win_t *w);
+/* rmaib_global_excl_enter's first attempt as a request; entered(old) says whether it
+ * got in (else leave, and enter again the slow way). */
+void rmaib_global_excl_req(rmaib_ctrl_req_t *req, uint64_t *old);
+int rmaib_global_excl_entered(uint64_t old);
 
 #endif

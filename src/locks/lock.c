@@ -6,6 +6,39 @@
  */
 #include "rmaib_win.h"
 
+/* A process's first exclusive lock (test-and-set) announces it on the master and
+ * tries the target's word in one batch: one round trip over the network instead of
+ * two.  If a lock_all holder was on the master, both steps are undone (the writer bit
+ * was ours for a moment but guarded nothing: we touched no data) and the lock is
+ * taken the ordinary way.  On failure nothing is left behind. */
+static int lock_exclusive_first(rmaib_win_t *w, int target)
+{
+    uint64_t gold = 0, lold = 0;
+    rmaib_ctrl_req_t req[2];
+    rmaib_global_excl_req(&req[0], &gold);
+    rmaib_tas_exclusive_req(target, &req[1], &lold);
+    int rc = rmaib_ctrl_op2(w, req);
+    if (rc != RMAIB_OK)
+        return rc;
+    if (rmaib_global_excl_entered(gold)) {
+        rc = rmaib_tas_exclusive_finish(w, target, lold);
+        if (rc != RMAIB_OK)
+            rmaib_global_excl_leave(w);
+        return rc;
+    }
+    rc = rmaib_global_excl_leave(w);
+    if (rc == RMAIB_OK && lold == 0)
+        rc = rmaib_tas_release(w, target, RMAIB_LOCK_EXCLUSIVE);
+    if (rc == RMAIB_OK)
+        rc = rmaib_global_excl_enter(w);
+    if (rc != RMAIB_OK)
+        return rc;
+    rc = rmaib_tas_acquire_exclusive(w, target);
+    if (rc != RMAIB_OK)
+        rmaib_global_excl_leave(w);
+    return rc;
+}
+
 int rmaib_lock(rmaib_win_t *w, int lock_type, int target, int assert)
 {
     int rc = RMAIB_OK;
@@ -25,6 +58,11 @@ int rmaib_lock(rmaib_win_t *w, int lock_type, int target, int assert)
     if (!(assert & RMAIB_MODE_NOCHECK)) {
         if (lock_type == RMAIB_LOCK_SHARED) {
             rc = rmaib_tas_acquire_shared(w, target);
+        } else if (w->excl_count == 0 && w->lock_alg == RMAIB_LOCKALG_TAS) {
+            rc = lock_exclusive_first(w, target);
+            if (rc != RMAIB_OK)
+                return rc;
+            w->excl_count++;
         } else {
             if (w->excl_count == 0)
                 rc = rmaib_global_excl_enter(w);

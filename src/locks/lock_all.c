@@ -37,6 +37,16 @@ int rmaib_global_excl_enter(rmaib_win_t *w)
     return global_acquire(w, RMAIB_GLOBAL_EXCL_ONE, RMAIB_GLOBAL_ALL_MASK);
 }
 
+void rmaib_global_excl_req(rmaib_ctrl_req_t *req, uint64_t *old)
+{
+    *req = (rmaib_ctrl_req_t) { MASTER, GLOBAL, RMAIB_AOP_FADD, RMAIB_GLOBAL_EXCL_ONE, 0, old };
+}
+
+int rmaib_global_excl_entered(uint64_t old)
+{
+    return !(old & RMAIB_GLOBAL_ALL_MASK);
+}
+
 int rmaib_global_excl_leave(rmaib_win_t *w)
 {
     return rmaib_ctrl_op(w, MASTER, GLOBAL, RMAIB_AOP_FADD, -RMAIB_GLOBAL_EXCL_ONE, 0, NULL);

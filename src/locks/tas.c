@@ -54,14 +54,24 @@ int rmaib_tas_drain_to_writer(rmaib_win_t *w, int target)
     return rc;
 }
 
+void rmaib_tas_exclusive_req(int target, rmaib_ctrl_req_t *req, uint64_t *old)
+{
+    *req = (rmaib_ctrl_req_t) { target, LOCK, RMAIB_AOP_CAS, RMAIB_LOCK_WRITER, 0, old };
+}
+
+int rmaib_tas_exclusive_finish(rmaib_win_t *w, int target, uint64_t old)
+{
+    if (old == 0)
+        return RMAIB_OK;
+    int rc = rmaib_ctrl_op(w, target, LOCK, RMAIB_AOP_FADD, RMAIB_LOCK_WAIT_ONE, 0, NULL);
+    return rc != RMAIB_OK ? rc : rmaib_tas_drain_to_writer(w, target);
+}
+
 int rmaib_tas_acquire_exclusive(rmaib_win_t *w, int target)
 {
     uint64_t old;
     int rc = rmaib_ctrl_op(w, target, LOCK, RMAIB_AOP_CAS, RMAIB_LOCK_WRITER, 0, &old);
-    if (rc != RMAIB_OK || old == 0)
-        return rc;
-    rc = rmaib_ctrl_op(w, target, LOCK, RMAIB_AOP_FADD, RMAIB_LOCK_WAIT_ONE, 0, NULL);
-    return rc != RMAIB_OK ? rc : rmaib_tas_drain_to_writer(w, target);
+    return rc != RMAIB_OK ? rc : rmaib_tas_exclusive_finish(w, target, old);
 }
 
 int rmaib_tas_release(rmaib_win_t *w, int target, int lock_type)

@@ -1384,15 +1384,23 @@ enum { AT_PLAIN, AT_FETCH, AT_COMPARE };
 
 /* One blocking atomic of count elements of dt: operand (NULL for a read), compare
  * (AT_COMPARE only), result (AT_FETCH/AT_COMPARE) each of count * size bytes. */
-static int atomic_blocking(ofi_peer_t *p, int kind, uint64_t raddr, uint64_t key,
-                           enum fi_datatype dt, enum fi_op op, size_t size, size_t count,
-                           const void *operand, const void *compare, void *result)
+/* An atomic whose completion a waiter counts: posted by atomic_start (the waiter's
+ * pending count already includes it), its result read by atomic_finish once the
+ * waiter has drained. */
+typedef struct ofi_atomic_op {
+    pool_blk_t *b;
+    int kind;
+    size_t bytes;
+} ofi_atomic_op_t;
+
+static int atomic_start(ofi_atomic_op_t *a, ofi_waiter_t *wt, ofi_peer_t *p, int kind,
+                        uint64_t raddr, uint64_t key, enum fi_datatype dt, enum fi_op op,
+                        size_t size, size_t count, const void *operand, const void *compare)
 {
     size_t bytes = size * count;
     pool_blk_t *b = pool_alloc(3 * bytes, NULL);
     char *opnd = blk_data(b), *cmp = opnd + bytes, *res = cmp + bytes;
     void *desc = ofi.pool_desc;
-    ofi_waiter_t wt = { 1, 0 };
     ssize_t r;
     if (operand)
         memcpy(opnd, operand, bytes);
@@ -1402,23 +1410,42 @@ static int atomic_blocking(ofi_peer_t *p, int kind, uint64_t raddr, uint64_t key
         memcpy(cmp, compare, bytes);
     if (kind == AT_PLAIN)
         POST(r, fi_atomic(ofi.ep, opnd, count, desc, p->addr, raddr, key, dt, op,
-                          WAITER_CTX(&wt)));
+                          WAITER_CTX(wt)));
     else if (kind == AT_FETCH)
         POST(r, fi_fetch_atomic(ofi.ep, opnd, count, desc, res, desc, p->addr, raddr, key, dt, op,
-                                WAITER_CTX(&wt)));
+                                WAITER_CTX(wt)));
     else
         POST(r, fi_compare_atomic(ofi.ep, opnd, count, desc, cmp, desc, res, desc, p->addr, raddr,
-                                  key, dt, op, WAITER_CTX(&wt)));
+                                  key, dt, op, WAITER_CTX(wt)));
     if (r != 0) {
         pool_release(b);
+        atomic_fetch_sub_explicit(&wt->pending, 1, memory_order_relaxed);
         return post_failed("atomic", r);
     }
-    int rc = wait_for(&wt);
-    if (result && kind != AT_PLAIN)
-        memcpy(result, res, bytes);
-    pool_release(b);
     if (kind == AT_PLAIN && !ofi.delivery_complete)
         p->unread = 1;
+    *a = (ofi_atomic_op_t) { b, kind, bytes };
+    return RMAIB_OK;
+}
+
+static void atomic_finish(ofi_atomic_op_t *a, void *result)
+{
+    if (result && a->kind != AT_PLAIN)
+        memcpy(result, (char *) blk_data(a->b) + 2 * a->bytes, a->bytes);
+    pool_release(a->b);
+}
+
+static int atomic_blocking(ofi_peer_t *p, int kind, uint64_t raddr, uint64_t key,
+                           enum fi_datatype dt, enum fi_op op, size_t size, size_t count,
+                           const void *operand, const void *compare, void *result)
+{
+    ofi_waiter_t wt = { 1, 0 };
+    ofi_atomic_op_t a;
+    int rc = atomic_start(&a, &wt, p, kind, raddr, key, dt, op, size, count, operand, compare);
+    if (rc != RMAIB_OK)
+        return rc;
+    rc = wait_for(&wt);
+    atomic_finish(&a, result);
     return rc;
 }
 
@@ -1427,6 +1454,31 @@ static int ctrl64(ofi_peer_t *p, size_t off, int kind, enum fi_op op, uint64_t o
 {
     return atomic_blocking(p, kind, p->ctrl_raddr + off, p->ctrl_key, FI_UINT64, op, 8, 1,
                            &operand, &compare, result);
+}
+
+static int ofi_ctrl_atomic2(rmaib_win_t *w, const rmaib_ctrl_req_t req[2])
+{
+    ofi_waiter_t wt = { 2, 0 };
+    ofi_atomic_op_t a[2];
+    int rc = RMAIB_OK, n = 0;
+    while (n < 2) {
+        const rmaib_ctrl_req_t *q = &req[n];
+        ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[q->peer];
+        int cas = q->op == RMAIB_AOP_CAS;
+        rc = atomic_start(&a[n], &wt, p, cas ? AT_COMPARE : AT_FETCH, p->ctrl_raddr + q->off,
+                          p->ctrl_key, FI_UINT64, cas ? FI_CSWAP : FI_SUM, 8, 1, &q->operand,
+                          &q->compare);
+        if (rc != RMAIB_OK)
+            break;
+        n++;
+    }
+    /* A failed start took its own count back; the one never tried must go too. */
+    if (n == 0 && rc != RMAIB_OK)
+        atomic_fetch_sub_explicit(&wt.pending, 1, memory_order_relaxed);
+    int rc2 = wait_for(&wt);
+    for (int i = 0; i < n; i++)
+        atomic_finish(&a[i], req[i].result);
+    return rc != RMAIB_OK ? rc : rc2;
 }
 
 /* Swap by compare-swap where the provider has no fetching write. */
@@ -1576,6 +1628,7 @@ const rmaib_tp_ops_t rmaib_ofi_ops = {
     .putv = ofi_putv,
     .getv = ofi_getv,
     .ctrl_atomic = ofi_ctrl_atomic,
+    .ctrl_atomic2 = ofi_ctrl_atomic2,
     .acc_native = ofi_acc_native,
     .data_atomic = ofi_data_atomic,
     .data_cas = ofi_data_cas,

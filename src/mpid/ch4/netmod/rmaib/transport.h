@@ -31,6 +31,15 @@ typedef struct rmaib_seg {
     size_t len;
 } rmaib_seg_t;
 
+/* One fetching control-block atomic of a batch (see ctrl_atomic2). */
+typedef struct rmaib_ctrl_req {
+    int peer;
+    size_t off;
+    rmaib_aop_t op;     /* RMAIB_AOP_FADD or RMAIB_AOP_CAS */
+    uint64_t operand, compare;
+    uint64_t *result;
+} rmaib_ctrl_req_t;
+
 typedef struct rmaib_tp_ops {
     const char *name;
     /* Collective over the window's group, called on every rank for every backend in
@@ -46,6 +55,12 @@ typedef struct rmaib_tp_ops {
     /* 64-bit atomic on a word of a peer's control block. */
     int (*ctrl_atomic)(rmaib_win_t *win, int peer, size_t off, rmaib_aop_t op,
                        uint64_t operand, uint64_t compare, uint64_t *result);
+
+    /* Optional (NULL: one after the other).  Two fetching control-block atomics on
+     * different words, issued together and completed together: one round trip for
+     * both where the network would take one each.  Nothing orders them against each
+     * other. */
+    int (*ctrl_atomic2)(rmaib_win_t *win, const rmaib_ctrl_req_t req[2]);
 
     /* Accumulate-family atomics on a peer's window memory, through win->atp only.
      * acc_native: may (b, op) on the element at roff be done as a native atomic?  It
