@@ -139,7 +139,6 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
     if (w) {
         free(w->peers);
         free(w->start_state);
-    free(w->post_phase);
         free(w->post_phase);
         free(w->start_ranks);
         free(w);
