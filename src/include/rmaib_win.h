@@ -129,6 +129,7 @@ struct rmaib_win {
 
     rmaib_peer_t *peers;        /* nranks entries */
     const rmaib_tp_ops_t *atp;  /* the one transport for every control-block atomic */
+    int ctrl_cpu;               /* which mapped control blocks take CPU atomics */
     struct rmaib_ctrl *my_ctrl; /* own control block, for local polling */
     const rmaib_tp_ops_t *tps[2]; /* distinct transports in use, for flush_all/progress */
     int ntps;
@@ -229,6 +230,9 @@ static inline int rmaib_ctrl_op(rmaib_win_t *w, int peer, size_t off, rmaib_aop_
     }
     return w->atp->ctrl_atomic(w, peer, off, op, operand, compare, result);
 }
+
+/* rmaib_win_t.ctrl_cpu: control words we can map and may use CPU atomics on. */
+enum { RMAIB_CTRL_CPU_NONE, RMAIB_CTRL_CPU_SELF, RMAIB_CTRL_CPU_ALL };
 
 /* Two fetching control-block atomics at once (transport ctrl_atomic2). */
 static inline int rmaib_ctrl_op2(rmaib_win_t *w, const rmaib_ctrl_req_t req[2])

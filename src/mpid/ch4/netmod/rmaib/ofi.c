@@ -268,6 +268,20 @@ int rmaib_ofi_progress_wait(int timeout_ms)
     return -1;
 }
 
+int rmaib_ofi_atomics_on_cpu(void)
+{
+    static const char *const software[] = { "tcp", "sockets", "udp", "shm" };
+    if (!atomic_load(&ofi.up))
+        return 0;
+    /* "tcp;ofi_rxm": the core provider comes first */
+    const char *name = ofi.info->fabric_attr->prov_name;
+    size_t n = strcspn(name, ";");
+    for (size_t i = 0; i < sizeof software / sizeof software[0]; i++)
+        if (strlen(software[i]) == n && !strncmp(name, software[i], n))
+            return 1;
+    return 0;
+}
+
 int rmaib_ofi_wants_polling(void)
 {
     return atomic_load_explicit(&ofi.up, memory_order_relaxed) && ofi.manual;

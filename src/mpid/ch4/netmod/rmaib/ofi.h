@@ -18,6 +18,10 @@ void rmaib_ofi_finalize(void);
  * then block in the provider's wait object for up to timeout_ms (or, where the
  * provider has none, sleep a little).  Returns the completions it handled. */
 int rmaib_ofi_progress_wait(int timeout_ms);
+/* Does the provider apply peers' atomics in software on this host's CPU, with atomic
+ * instructions (libfabric's util atomics, built on the compiler's __atomic
+ * builtins)?  tcp, sockets, udp and shm, under ofi_rxm or ofi_rxd or alone. */
+int rmaib_ofi_atomics_on_cpu(void);
 /* Is the endpoint up, on a provider whose peers' requests move only when we poll? */
 int rmaib_ofi_wants_polling(void);
 /* Wake a thread blocked in rmaib_ofi_progress_wait. */

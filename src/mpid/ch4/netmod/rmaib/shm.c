@@ -171,7 +171,8 @@ static int shm_win_init(rmaib_win_t *w)
         }
         if (w->peers[r].tp == &rmaib_shm_ops)
             w->peers[r].tpp = sp;
-        if (w->atp == &rmaib_shm_ops)
+        if (w->ctrl_cpu == RMAIB_CTRL_CPU_ALL
+            || (w->ctrl_cpu == RMAIB_CTRL_CPU_SELF && r == w->rank))
             w->peers[r].ctrl_mapped = sp->ctrl;
     }
     w->my_ctrl = (struct rmaib_ctrl *) s->peers[w->rank].ctrl;

@@ -47,6 +47,19 @@ static const char *net_failure(void)
 #endif
 }
 
+/* Does the network backend apply atomics with the target's own CPU atomics?  Then
+ * our CPU atomics on a control word we can map (our own, a same-node peer's) meet
+ * the network's on that word safely, and need not take a round trip through the
+ * network to ourselves.  Every rank decides alike: all run the same provider. */
+static int net_atomics_on_cpu(void)
+{
+#ifdef HAVE_OFI
+    return rmaib_ofi_atomics_on_cpu();
+#else
+    return 0;
+#endif
+}
+
 /* Every rank must have a working endpoint, or the ones that do would wait in the
  * window's set-up for the ones that do not.  The lowest failing rank says why, once
  * per process. */
@@ -98,6 +111,11 @@ int rmaib_transport_win_init(rmaib_win_t *w)
     for (int r = 0; r < w->nranks; r++)
         w->peers[r].tp = (!force_net && w->peers[r].node == w->mynode) ? &rmaib_shm_ops : net;
     w->atp = (w->nnodes > 1 || force_net) ? net : &rmaib_shm_ops;
+    /* RMAIB_TRANSPORT=ofi: every peer's words through the network, ours too unless
+     * the network's atomics are CPU atomics. */
+    w->ctrl_cpu = w->atp == &rmaib_shm_ops ? RMAIB_CTRL_CPU_ALL
+        : !net_atomics_on_cpu() ? RMAIB_CTRL_CPU_NONE
+        : force_net ? RMAIB_CTRL_CPU_SELF : RMAIB_CTRL_CPU_ALL;
 
     w->ntps = 0;
     for (int b = 0; b < NBACKENDS; b++) {
