@@ -252,6 +252,7 @@ static inline int rmaib_ctrl_op2(rmaib_win_t *w, const rmaib_ctrl_req_t req[2])
 /* Shared between the synchronisation files. */
 int rmaib_epoch_check_target(rmaib_win_t *w, int target, int flags);
 int rmaib_flush_issued(rmaib_win_t *w);
+int rmaib_quiesce(rmaib_win_t *w);
 int rmaib_dynamic_range_ok(rmaib_win_t *w, int target, uint64_t lo, uint64_t hi);
 
 /* The hot half of the epoch check: a passive epoch covering target. */

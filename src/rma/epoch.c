@@ -71,6 +71,16 @@ int rmaib_flush_issued(rmaib_win_t *w)
     return RMAIB_OK;
 }
 
+int rmaib_quiesce(rmaib_win_t *w)
+{
+    for (int i = 0; i < w->ntps; i++) {
+        int rc = w->tps[i]->quiesce ? w->tps[i]->quiesce(w) : w->tps[i]->flush(w, -1);
+        if (rc != RMAIB_OK)
+            return rc;
+    }
+    return RMAIB_OK;
+}
+
 int rmaib_flush_all(rmaib_win_t *w)
 {
     int rc = passive_any_ok(w);

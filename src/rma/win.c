@@ -160,9 +160,9 @@ int rmaib_win_free(rmaib_win_t *w)
                        (double) w->stat_lock_ops / (double) w->stat_lock_acquires,
                        (unsigned long long) w->stat_remote_ops);
     /* Peers may still be reading or unlocking words in our control block until they
-     * too have reached MPI_Win_free; our own last releases may still be in flight
-     * (ofi posts them), so they land before the barrier. */
-    int rc = rmaib_flush_issued(w);
+     * too have reached MPI_Win_free; our own last releases, flags and posts may
+     * still be in flight (ofi posts them), so they land before the barrier. */
+    int rc = rmaib_quiesce(w);
     int rc2 = rmaib_host_barrier(w->hcomm);
     if (rc == RMAIB_OK)
         rc = rc2;

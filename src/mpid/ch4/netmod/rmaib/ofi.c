@@ -68,7 +68,8 @@
 typedef struct pool_blk {
     _Atomic uint32_t busy;
     uint32_t bytes;             /* whole block, header included */
-    struct ofi_peer *peer;      /* completion credit for an asynchronous op, or NULL */
+    struct ofi_peer *peer;      /* completion credit for an asynchronous op, or NULL;
+                                 * bit 0 set: a control-word atomic (ctrl_done) */
     char pad[POOL_ALIGN - 16];
 } pool_blk_t;
 
@@ -98,6 +99,8 @@ typedef struct ofi_peer {
     uint64_t ktab_raddr, ktab_key;
     uint64_t issued;            /* asynchronous operations posted (caller's thread) */
     _Atomic uint64_t done;      /* ... and completed (any thread) */
+    uint64_t ctrl_issued;       /* the same for control-word atomics left in flight, */
+    _Atomic uint64_t ctrl_done; /* which a flush does not wait for (see quiesce) */
     _Atomic int err;            /* an asynchronous operation failed: fi_errno */
     int unread;                 /* written since the last read (TRANSMIT_COMPLETE only) */
     ofi_ktab_t *ktab;           /* dynamic windows: cached copy of the peer's table */
@@ -188,10 +191,11 @@ static void complete(void *ctx, int err)
     /* Credit the target before releasing the block: once done reaches issued the
      * window may go, so neither is touched after its last update. */
     pool_blk_t *b = ctx;
-    ofi_peer_t *p = b->peer;
+    uintptr_t tagged = (uintptr_t) b->peer;
+    ofi_peer_t *p = (ofi_peer_t *) (tagged & ~(uintptr_t) 1);
     if (err)
         atomic_store_explicit(&p->err, err, memory_order_relaxed);
-    atomic_fetch_add_explicit(&p->done, 1, memory_order_release);
+    atomic_fetch_add_explicit(tagged & 1 ? &p->ctrl_done : &p->done, 1, memory_order_release);
     atomic_fetch_sub_explicit(&b->busy, 1, memory_order_release);
 }
 
@@ -968,14 +972,14 @@ static int ofi_win_init(rmaib_win_t *w)
 }
 
 static int flush_peer(rmaib_win_t *w, ofi_peer_t *p);
+static int ofi_quiesce(rmaib_win_t *w);
 
 static void ofi_win_fini(rmaib_win_t *w)
 {
     ofi_win_t *o = w->ofi;
     if (!o)
         return;
-    for (int r = 0; r < w->nranks; r++)     /* nothing may still credit this window */
-        flush_peer(w, &o->peers[r]);
+    ofi_quiesce(w);                         /* nothing may still credit this window */
     win_release(w, o);
     w->ofi = NULL;
 }
@@ -1385,6 +1389,19 @@ static int ofi_flush(rmaib_win_t *w, int peer)
 }
 
 /* Puts are copied out when they return, and everything else is blocking. */
+/* Window free: the control-word atomics left in flight land too (and the data). */
+static int ofi_quiesce(rmaib_win_t *w)
+{
+    ofi_win_t *o = w->ofi;
+    for (int r = 0; r < w->nranks; r++) {
+        ofi_peer_t *p = &o->peers[r];
+        RMAIB_BACKOFF(bo);
+        while (atomic_load_explicit(&p->ctrl_done, memory_order_acquire) != p->ctrl_issued)
+            rmaib_backoff(&bo);
+    }
+    return ofi_flush(w, -1);
+}
+
 static int ofi_flush_local(rmaib_win_t *w, int peer)
 {
     (void) w;
@@ -1520,10 +1537,11 @@ static int swap_by_cas(ofi_peer_t *p, size_t off, uint64_t v, uint64_t *result)
  * An unlock then costs the flush of its data, not two more round trips.  Not on our
  * own words that we read with plain loads (fence flags, PSCW words, MCS nodes): the
  * provider does not order those loads after our atomics. */
-static int atomic_post(ofi_peer_t *p, uint64_t raddr, uint64_t key, enum fi_datatype dt,
-                       enum fi_op op, const void *operand, size_t count, size_t bytes)
+static int atomic_post(ofi_peer_t *p, int ctrl, uint64_t raddr, uint64_t key,
+                       enum fi_datatype dt, enum fi_op op, const void *operand, size_t count,
+                       size_t bytes)
 {
-    pool_blk_t *blk = pool_alloc(bytes, p);
+    pool_blk_t *blk = pool_alloc(bytes, (ofi_peer_t *) ((uintptr_t) p | (uintptr_t) (ctrl != 0)));
     ssize_t r;
     memcpy(blk_data(blk), operand, bytes);
     POST(r, fi_atomic(ofi.ep, blk_data(blk), count, ofi.pool_desc, p->addr, raddr, key, dt, op,
@@ -1532,7 +1550,10 @@ static int atomic_post(ofi_peer_t *p, uint64_t raddr, uint64_t key, enum fi_data
         pool_release(blk);
         return post_failed("atomic", r);
     }
-    p->issued++;
+    if (ctrl)
+        p->ctrl_issued++;
+    else
+        p->issued++;
     p->unread = !ofi.delivery_complete;
     return RMAIB_OK;
 }
@@ -1543,7 +1564,7 @@ static int ofi_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
     ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
     if (!result && ofi.atomic_ordered && (peer != w->rank || rmaib_ctrl_atomic_only(off))
         && (op == RMAIB_AOP_FADD || (op == RMAIB_AOP_WRITE && ofi.have_write)))
-        return atomic_post(p, p->ctrl_raddr + off, p->ctrl_key, FI_UINT64,
+        return atomic_post(p, 1, p->ctrl_raddr + off, p->ctrl_key, FI_UINT64,
                            op == RMAIB_AOP_FADD ? FI_SUM : FI_ATOMIC_WRITE, &operand, 1,
                            sizeof operand);
     switch (op) {
@@ -1610,7 +1631,7 @@ static int ofi_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_
         size_t k = n - done < lim ? n - done : lim;
         const char *in = operand ? (const char *) operand + done * es : NULL;
         if (async) {
-            rc = atomic_post(p, raddr + done * es, key, dt, fop, in, k, k * es);
+            rc = atomic_post(p, 0, raddr + done * es, key, dt, fop, in, k, k * es);
         } else {
             rc = atomic_blocking(p, fetch ? AT_FETCH : AT_PLAIN, raddr + done * es, key, dt, fop,
                                  es, k, in, NULL, fetch ? (char *) fetch + done * es : NULL);
@@ -1643,6 +1664,7 @@ const rmaib_tp_ops_t rmaib_ofi_ops = {
     .getv = ofi_getv,
     .ctrl_atomic = ofi_ctrl_atomic,
     .ctrl_atomic2 = ofi_ctrl_atomic2,
+    .quiesce = ofi_quiesce,
     .acc_native = ofi_acc_native,
     .data_atomic = ofi_data_atomic,
     .data_cas = ofi_data_cas,

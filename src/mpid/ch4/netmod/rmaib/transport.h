@@ -77,8 +77,12 @@ typedef struct rmaib_tp_ops {
     /* Bulk read of a peer's control block (the attach table of dynamic windows). */
     int (*ctrl_read)(rmaib_win_t *win, int peer, size_t off, void *dst, size_t len);
 
-    /* Remote completion of everything issued to peer (-1: to every peer). */
+    /* Remote completion of every data operation issued to peer (-1: to every peer).
+     * Control-word atomics the core did not wait for may still be in flight. */
     int (*flush)(rmaib_win_t *win, int peer);
+    /* Optional (NULL: flush(win, -1) covers it): remote completion of everything
+     * issued, control-word atomics included; before the window's memory goes. */
+    int (*quiesce)(rmaib_win_t *win);
     /* Local completion only: origin buffers may be reused. */
     int (*flush_local)(rmaib_win_t *win, int peer);
 
