@@ -37,9 +37,14 @@ typedef struct rmaib_attach_region {
 
 /* The control block: remotely accessible by every peer.  Words that different
  * ranks hammer sit on separate cache lines.  Two arrays follow the fixed part: the
- * post bitvector (one bit per rank, set by the targets that posted to this origin)
- * and one MCS queue node per target, because a process may hold or wait for
- * exclusive locks on several targets at once and each queue links its own node. */
+ * PSCW sequence words (rmaib_ctrl_seq_off: per rank, the posts it made to us and the
+ * completes it sent us) and one MCS queue node per target, because a process may
+ * hold or wait for exclusive locks on several targets at once and each queue links
+ * its own node.
+ *
+ * Fence flags and PSCW sequence words are signals: each has one writer, which
+ * stores growing values into it (rmaib_ctrl_store), and its owner reads it with
+ * loads; no atomic ever touches it. */
 struct rmaib_ctrl {
     /* lock .. mcs_tail: accessed only through the window's atomics transport, by
      * their owner too (see rmaib_ctrl_atomic_only) */
@@ -47,12 +52,11 @@ struct rmaib_ctrl {
     _Alignas(RMAIB_CACHELINE) uint64_t global_lock; /* used on the master only */
     _Alignas(RMAIB_CACHELINE) uint64_t acc_lock;    /* serialises locked accumulates */
     _Alignas(RMAIB_CACHELINE) uint64_t mcs_tail;    /* MCS queue tail: rank + 1, 0 = empty */
-    _Alignas(RMAIB_CACHELINE) uint64_t complete_count; /* PSCW: completes received */
     _Alignas(RMAIB_CACHELINE) uint64_t fence_flag[RMAIB_FENCE_ROUNDS];
     _Alignas(RMAIB_CACHELINE) uint64_t attach_gen;  /* odd while the table changes */
     uint64_t attach_n;
     rmaib_attach_region_t attach[RMAIB_MAX_ATTACH];
-    _Alignas(RMAIB_CACHELINE) uint64_t post_bits[];
+    _Alignas(RMAIB_CACHELINE) uint64_t seq[];
 };
 
 /* Is the word at off one its owner never reads with plain loads?  Then an atomic on
@@ -60,7 +64,7 @@ struct rmaib_ctrl {
  * which the transport orders after it. */
 static inline int rmaib_ctrl_atomic_only(size_t off)
 {
-    return off < offsetof(struct rmaib_ctrl, complete_count);
+    return off < offsetof(struct rmaib_ctrl, fence_flag);
 }
 
 /* MCS queue node of this process for one target's queue. */
@@ -71,15 +75,19 @@ typedef struct rmaib_mcs_node {
 
 #define RMAIB_CTRL_OFF(field) offsetof(struct rmaib_ctrl, field)
 
-static inline size_t rmaib_ctrl_post_words(int nranks)
+/* PSCW sequence words: how many times rank has posted to us, and how many
+ * completes it has sent us. */
+enum { RMAIB_SEQ_POST, RMAIB_SEQ_COMPLETE };
+
+static inline size_t rmaib_ctrl_seq_off(int nranks, int kind, int rank)
 {
-    return ((size_t) nranks + 63) / 64;
+    return sizeof(struct rmaib_ctrl) + ((size_t) kind * (size_t) nranks + (size_t) rank)
+        * sizeof(uint64_t);
 }
 
 static inline size_t rmaib_ctrl_mcs_off(int nranks, int target)
 {
-    return sizeof(struct rmaib_ctrl) + rmaib_ctrl_post_words(nranks) * sizeof(uint64_t)
-        + (size_t) target * sizeof(rmaib_mcs_node_t);
+    return rmaib_ctrl_seq_off(nranks, 2, 0) + (size_t) target * sizeof(rmaib_mcs_node_t);
 }
 
 static inline size_t rmaib_ctrl_size(int nranks)
@@ -116,6 +124,12 @@ enum { RMAIB_START_OUT = 0, RMAIB_START_WAITING, RMAIB_START_READY };
 /* peer.lock_type carries this bit when the lock was taken with MPI_MODE_NOCHECK. */
 #define RMAIB_LOCK_NOCHECK_BIT 0x80
 
+/* What this process has sent to one rank and consumed from it, in the units of the
+ * sequence words (see rmaib_ctrl_seq_off). */
+typedef struct rmaib_pscw_count {
+    uint64_t posts_sent, posts_seen, completes_sent, completes_seen;
+} rmaib_pscw_count_t;
+
 struct rmaib_win {
     int flavor;
     int rank, nranks;
@@ -145,9 +159,8 @@ struct rmaib_win {
     uint64_t fence_epoch;
     int *start_ranks, nstart;   /* PSCW access group */
     uint8_t *start_state;       /* per rank: RMAIB_START_* */
-    uint8_t *post_phase;        /* per rank: RMAIB_POST_SENT / RMAIB_POST_SEEN parities */
-    int npost;                  /* PSCW exposure group size */
-    uint64_t completes_seen;    /* PSCW: completes consumed by our waits */
+    rmaib_pscw_count_t *pscw;   /* per rank: the PSCW signals sent to it and taken from it */
+    int *post_ranks, npost;     /* PSCW exposure group */
 
     /* RMAIB_STATS: control-block atomics aimed at other ranks, and how many of them
      * the lock calls spent (seed 002's messages per lock acquisition). */
@@ -231,6 +244,20 @@ static inline int rmaib_ctrl_op(rmaib_win_t *w, int peer, size_t off, rmaib_aop_
     return w->atp->ctrl_atomic(w, peer, off, op, operand, compare, result);
 }
 
+/* Store into a peer's signal word (fence flag, PSCW sequence word), one way, after
+ * the data operations issued to it (transport ctrl_store).  Our own words take a
+ * plain store, once what we sent ourselves (through the network, perhaps) is in. */
+static inline int rmaib_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_t value)
+{
+    if (peer == w->rank) {
+        int rc = w->peers[peer].tp->flush(w, peer);
+        if (rc == RMAIB_OK)
+            __atomic_store_n((uint64_t *) ((char *) w->my_ctrl + off), value, __ATOMIC_RELEASE);
+        return rc;
+    }
+    return w->peers[peer].tp->ctrl_store(w, peer, off, value);
+}
+
 /* rmaib_win_t.ctrl_cpu: control words we can map and may use CPU atomics on. */
 enum { RMAIB_CTRL_CPU_NONE, RMAIB_CTRL_CPU_SELF, RMAIB_CTRL_CPU_ALL };
 
@@ -263,9 +290,6 @@ static inline int rmaib_epoch_ok(rmaib_win_t *w, int target, int flags)
         return RMAIB_OK;
     return rmaib_epoch_check_target(w, target, flags);
 }
-/* post_phase bits: the parity of our next post to a rank (it adds our bit on even
- * posts and takes it away on odd ones), and of the next post we expect from it. */
-enum { RMAIB_POST_SENT = 1, RMAIB_POST_SEEN = 2 };
 int rmaib_pscw_wait_post(rmaib_win_t *w, int target);
 int rmaib_tas_acquire_shared(rmaib_win_t *w, int target);
 int rmaib_tas_acquire_exclusive(rmaib_win_t *w, int target);

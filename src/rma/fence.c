@@ -4,6 +4,7 @@
  * into rank + 2^k's flag k and waits for rank - 2^k's.  The epoch only grows, so a
  * flag never needs resetting and a peer already one fence ahead does no harm
  * (waiting is for flag >= epoch).  No MPI barrier and no target CPU are involved.
+ * A flag is a store nobody waits for (rmaib_ctrl_store): one message per round.
  */
 #include "rmaib_win.h"
 
@@ -15,8 +16,7 @@ static int fence_barrier(rmaib_win_t *w)
     uint64_t epoch = ++w->fence_epoch;
     for (int k = 0; (1 << k) < w->nranks; k++) {
         int to = (w->rank + (1 << k)) % w->nranks;
-        int rc = rmaib_ctrl_op(w, to, RMAIB_CTRL_OFF(fence_flag[k]), RMAIB_AOP_WRITE, epoch, 0,
-                               NULL);
+        int rc = rmaib_ctrl_store(w, to, RMAIB_CTRL_OFF(fence_flag[k]), epoch);
         if (rc != RMAIB_OK)
             return rc;
         RMAIB_BACKOFF(bo);

@@ -1,19 +1,26 @@
 /*
- * Post/start/complete/wait on RDMA-written bitvectors and counters (seed 002 §3.3.3).
+ * Post/start/complete/wait on RDMA-written sequence words (seed 002 §3.3.3 uses a
+ * post bitvector and a completion counter; see below for why these are words).
  *
- * post:     flip our bit in each origin's post bitvector: a fetch-add of the bit on
- *           our even posts to that origin, of minus the bit on odd ones (one writer
- *           per bit, so neither carries nor borrows into a neighbour).
- * start:    returns at once; the first operation to a target waits for its bit.
- * complete: wait for the flip of every target in the start group (so no flip carries
+ * Each rank has, in every other rank's control block, two words it alone writes:
+ * how many times it has posted to that rank, and how many completes it has sent it.
+ * Both only grow, and each side counts locally what it has sent and consumed.
+ *
+ * post:     store our next post number into each origin's post word for us.
+ * start:    returns at once; the first operation to a target waits for its post.
+ * complete: wait for the post of every target in the start group (so no post carries
  *           over into the next epoch, even for a target that got no operation),
- *           flush, then add 1 to each target's completion counter.
- * wait:     wait for the counter to grow by the post group's size.
- * A target posts again only after its wait, which follows our complete, so we have
- * seen each flip before the next one comes.  Nobody writes to their own words: the
- * flips' parities and the completes already consumed are counted locally, which
- * saves a network round trip to ourselves in each start and each wait when the
- * window's atomics go through the network.
+ *           then store our next complete number into each target, ordered after
+ *           our operations on it (see send_complete).
+ * wait:     wait until every origin of the post group has completed once more.
+ * A target posts again only after its wait, which follows our complete, so a post
+ * word is never more than one ahead of what its reader has consumed.
+ *
+ * Why words and not a bitvector and a counter: those need fetch-adds, and over a
+ * software provider an atomic is a request and a response, where a store is one
+ * message that nobody waits for.  A post plus a complete went from four messages to
+ * two (PSCW+put over tcp;ofi_rxm: see README).  The price is 16 bytes per rank in
+ * each control block instead of one bit, and a wait that reads one word per origin.
  */
 #include <string.h>
 #include "rmaib_win.h"
@@ -21,14 +28,9 @@
 #define POST_ASSERTS (RMAIB_MODE_NOCHECK | RMAIB_MODE_NOSTORE | RMAIB_MODE_NOPUT)
 #define START_ASSERTS RMAIB_MODE_NOCHECK
 
-static size_t post_word_off(int rank)
+static const uint64_t *seq_word(rmaib_win_t *w, int kind, int rank)
 {
-    return sizeof(struct rmaib_ctrl) + (size_t) (rank / 64) * sizeof(uint64_t);
-}
-
-static uint64_t post_bit(int rank)
-{
-    return UINT64_C(1) << (rank % 64);
+    return (const uint64_t *) ((char *) w->my_ctrl + rmaib_ctrl_seq_off(w->nranks, kind, rank));
 }
 
 int rmaib_post(rmaib_win_t *w, const int *ranks, int n, int assert)
@@ -41,17 +43,18 @@ int rmaib_post(rmaib_win_t *w, const int *ranks, int n, int assert)
     for (int i = 0; i < n; i++)
         if (ranks[i] < 0 || ranks[i] >= w->nranks)
             return RMAIB_ERR_RANK;
-    /* NOCHECK: the origins start with NOCHECK too and will not consume a bit. */
+    /* NOCHECK: the origins start with NOCHECK too and will not consume a post. */
     for (int i = 0; i < n && !(assert & RMAIB_MODE_NOCHECK); i++) {
-        uint8_t *phase = &w->post_phase[ranks[i]];
-        uint64_t flip = *phase & RMAIB_POST_SENT ? -post_bit(w->rank) : post_bit(w->rank);
-        int rc = rmaib_ctrl_op(w, ranks[i], post_word_off(w->rank), RMAIB_AOP_FADD, flip, 0, NULL);
+        rmaib_pscw_count_t *c = &w->pscw[ranks[i]];
+        int rc = rmaib_ctrl_store(w, ranks[i], rmaib_ctrl_seq_off(w->nranks, RMAIB_SEQ_POST,
+                                                                  w->rank), c->posts_sent + 1);
         if (rc != RMAIB_OK)
             return rc;
-        *phase ^= RMAIB_POST_SENT;
+        c->posts_sent++;
     }
     if (w->access == RMAIB_ACCESS_FENCE_ISSUED)
         w->access = RMAIB_ACCESS_NONE;
+    memcpy(w->post_ranks, ranks, sizeof(int) * (size_t) n);
     w->npost = n;
     w->exposure = RMAIB_EXPOSURE_POST;
     return RMAIB_OK;
@@ -78,17 +81,34 @@ int rmaib_start(rmaib_win_t *w, const int *ranks, int n, int assert)
     return RMAIB_OK;
 }
 
-/* Wait until target's post has flipped its bit in our bitvector. */
+/* Wait for target's next post. */
 int rmaib_pscw_wait_post(rmaib_win_t *w, int target)
 {
-    const uint64_t *word = (const uint64_t *) ((char *) w->my_ctrl + post_word_off(target));
-    uint64_t want = w->post_phase[target] & RMAIB_POST_SEEN ? 0 : post_bit(target);
+    const uint64_t *word = seq_word(w, RMAIB_SEQ_POST, target);
+    rmaib_pscw_count_t *c = &w->pscw[target];
     RMAIB_BACKOFF(bo);
-    while ((rmaib_load(word) & post_bit(target)) != want)
+    while (rmaib_load(word) <= c->posts_seen)
         rmaib_backoff(&bo);
-    w->post_phase[target] ^= RMAIB_POST_SEEN;
+    c->posts_seen++;
     w->start_state[target] = RMAIB_START_READY;
     return RMAIB_OK;
+}
+
+/* The complete must land after the epoch's operations on target.  The store's
+ * transport orders it after what that transport carried (ctrl_store), so there is no
+ * flush and no round trip; accumulates that went through the window's atomics
+ * transport instead (a window spanning nodes) are flushed first. */
+static int send_complete(rmaib_win_t *w, int target)
+{
+    int rc = RMAIB_OK;
+    if (w->atp != w->peers[target].tp)
+        rc = w->atp->flush(w, target);
+    if (rc == RMAIB_OK)
+        rc = rmaib_ctrl_store(w, target, rmaib_ctrl_seq_off(w->nranks, RMAIB_SEQ_COMPLETE,
+                                                            w->rank),
+                              w->pscw[target].completes_sent + 1);
+    w->pscw[target].completes_sent += rc == RMAIB_OK;
+    return rc;
 }
 
 int rmaib_complete(rmaib_win_t *w)
@@ -99,11 +119,8 @@ int rmaib_complete(rmaib_win_t *w)
     for (int i = 0; rc == RMAIB_OK && i < w->nstart; i++)
         if (w->start_state[w->start_ranks[i]] == RMAIB_START_WAITING)
             rc = rmaib_pscw_wait_post(w, w->start_ranks[i]);
-    if (rc == RMAIB_OK)
-        rc = rmaib_flush_issued(w);
     for (int i = 0; rc == RMAIB_OK && i < w->nstart; i++)
-        rc = rmaib_ctrl_op(w, w->start_ranks[i], RMAIB_CTRL_OFF(complete_count), RMAIB_AOP_FADD,
-                           1, 0, NULL);
+        rc = send_complete(w, w->start_ranks[i]);
     for (int i = 0; i < w->nstart; i++)
         w->start_state[w->start_ranks[i]] = RMAIB_START_OUT;
     w->nstart = 0;
@@ -111,10 +128,21 @@ int rmaib_complete(rmaib_win_t *w)
     return rc;
 }
 
+/* Has every origin of the post group completed once more? */
+static int all_completed(rmaib_win_t *w)
+{
+    for (int i = 0; i < w->npost; i++)
+        if (rmaib_load(seq_word(w, RMAIB_SEQ_COMPLETE, w->post_ranks[i]))
+            <= w->pscw[w->post_ranks[i]].completes_seen)
+            return 0;
+    return 1;
+}
+
 static int consume_completes(rmaib_win_t *w)
 {
+    for (int i = 0; i < w->npost; i++)
+        w->pscw[w->post_ranks[i]].completes_seen++;
     w->exposure = RMAIB_EXPOSURE_NONE;
-    w->completes_seen += (uint64_t) w->npost;
     return RMAIB_OK;
 }
 
@@ -122,9 +150,8 @@ int rmaib_wait(rmaib_win_t *w)
 {
     if (w->exposure != RMAIB_EXPOSURE_POST)
         return RMAIB_ERR_RMA_SYNC;
-    uint64_t want = w->completes_seen + (uint64_t) w->npost;
     RMAIB_BACKOFF(bo);
-    while (rmaib_load(&w->my_ctrl->complete_count) < want)
+    while (!all_completed(w))
         rmaib_backoff(&bo);
     return consume_completes(w);
 }
@@ -135,7 +162,7 @@ int rmaib_test(rmaib_win_t *w, int *flag)
     if (w->exposure != RMAIB_EXPOSURE_POST)
         return RMAIB_ERR_RMA_SYNC;
     rmaib_transport_progress();
-    if (rmaib_load(&w->my_ctrl->complete_count) < w->completes_seen + (uint64_t) w->npost)
+    if (!all_completed(w))
         return RMAIB_OK;
     *flag = 1;
     return consume_completes(w);

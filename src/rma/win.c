@@ -77,9 +77,10 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
         w->noncontig = a->noncontig;
         w->peers = calloc((size_t) p, sizeof *w->peers);
         w->start_state = calloc((size_t) p, 1);
-        w->post_phase = calloc((size_t) p, 1);
+        w->pscw = calloc((size_t) p, sizeof *w->pscw);
         w->start_ranks = malloc(sizeof(int) * (size_t) p);
-        if (!w->peers || !w->start_state || !w->post_phase || !w->start_ranks)
+        w->post_ranks = malloc(sizeof(int) * (size_t) p);
+        if (!w->peers || !w->start_state || !w->pscw || !w->start_ranks || !w->post_ranks)
             mine.status = RMAIB_ERR_NO_MEM;
     }
     all = malloc(sizeof *all * (size_t) p);
@@ -139,8 +140,9 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
     if (w) {
         free(w->peers);
         free(w->start_state);
-        free(w->post_phase);
+        free(w->pscw);
         free(w->start_ranks);
+        free(w->post_ranks);
         free(w);
     }
     return rc;
@@ -160,8 +162,8 @@ int rmaib_win_free(rmaib_win_t *w)
                        (double) w->stat_lock_ops / (double) w->stat_lock_acquires,
                        (unsigned long long) w->stat_remote_ops);
     /* Peers may still be reading or unlocking words in our control block until they
-     * too have reached MPI_Win_free; our own last releases, flags and posts may
-     * still be in flight (ofi posts them), so they land before the barrier. */
+     * too have reached MPI_Win_free; our own last releases may still be in flight
+     * (ofi posts them), so they land before the barrier. */
     int rc = rmaib_quiesce(w);
     int rc2 = rmaib_host_barrier(w->hcomm);
     if (rc == RMAIB_OK)
@@ -169,8 +171,9 @@ int rmaib_win_free(rmaib_win_t *w)
     rmaib_transport_win_fini(w);
     free(w->peers);
     free(w->start_state);
-    free(w->post_phase);
+    free(w->pscw);
     free(w->start_ranks);
+    free(w->post_ranks);
     free(w);
     return rc;
 }

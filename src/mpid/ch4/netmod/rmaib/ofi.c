@@ -103,6 +103,8 @@ typedef struct ofi_peer {
     _Atomic uint64_t ctrl_done; /* which a flush does not wait for (see quiesce) */
     _Atomic int err;            /* an asynchronous operation failed: fi_errno */
     int unread;                 /* written since the last read (TRANSMIT_COMPLETE only) */
+    int unordered;              /* issued since the last flush: something a later write
+                                 * may overtake (an atomic, a write beyond waw_size) */
     ofi_ktab_t *ktab;           /* dynamic windows: cached copy of the peer's table */
 } ofi_peer_t;
 
@@ -146,10 +148,11 @@ static struct ofi_state {
     int mr_local, virt_addr, prov_key, mr_endpoint;
     int delivery_complete;
     int atomic_ordered;         /* non-fetching atomics may stay outstanding */
+    size_t waw_size;            /* writes up to this size land in the order posted */
     int cq_wait;                /* the CQ has a wait object: fi_cq_sread works */
     int thread;                 /* the progress thread runs */
     int manual;                 /* FI_PROGRESS_MANUAL: peers' requests move only when we poll */
-    size_t max_msg, iov_max, rma_iov_max;
+    size_t max_msg, iov_max, rma_iov_max, inject_size;
     _Atomic uint64_t next_key;  /* requested keys, unique in the process (without FI_MR_PROV_KEY) */
     _Atomic long outstanding;   /* operations posted and not yet completed */
 
@@ -569,6 +572,7 @@ static int try_provider(const char *prov)
     ofi.prov_key = (mr & FI_MR_PROV_KEY) != 0;
     ofi.mr_endpoint = (mr & FI_MR_ENDPOINT) != 0;
     ofi.delivery_complete = dc;
+    ofi.inject_size = info->tx_attr->inject_size;
     ofi.max_msg = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : (size_t) 1 << 30;
     if (ofi.max_msg > POOL_MAX)
         ofi.max_msg = POOL_MAX;     /* every piece fits one ring block */
@@ -581,6 +585,7 @@ static int try_provider(const char *prov)
     uint64_t order = info->tx_attr->msg_order & info->rx_attr->msg_order;
     ofi.atomic_ordered = (order & (FI_ORDER_ATOMIC_RAW | FI_ORDER_ATOMIC_WAW))
         == (FI_ORDER_ATOMIC_RAW | FI_ORDER_ATOMIC_WAW);
+    ofi.waw_size = order & (FI_ORDER_RMA_WAW | FI_ORDER_WAW) ? info->ep_attr->max_order_waw_size : 0;
     if (!dc && !(order & (FI_ORDER_RMA_RAW | FI_ORDER_RAW)))
         return fail("neither FI_DELIVERY_COMPLETE nor read-after-write ordering");
     ofi.thread = want_thread(info);
@@ -1189,6 +1194,7 @@ static int put_one(rmaib_win_t *w, ofi_peer_t *p, uint64_t roff, const void *src
         p->issued++;
     }
     p->unread = !ofi.delivery_complete;
+    p->unordered |= len > ofi.waw_size;
     return RMAIB_OK;
 }
 
@@ -1255,6 +1261,7 @@ static int ofi_putv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size
             break;
         }
         p->issued++;
+        p->unordered |= total > ofi.waw_size;
         i += k;
     }
     if (rc == RMAIB_OK)
@@ -1359,6 +1366,7 @@ static int flush_peer(rmaib_win_t *w, ofi_peer_t *p)
     (void) w;
     while (atomic_load_explicit(&p->done, memory_order_acquire) != p->issued)
         rmaib_backoff(&bo);
+    p->unordered = 0;
     int rc = RMAIB_OK;
     if (p->unread) {            /* TRANSMIT_COMPLETE: a read behind the writes */
         uint64_t dummy;
@@ -1550,10 +1558,12 @@ static int atomic_post(ofi_peer_t *p, int ctrl, uint64_t raddr, uint64_t key,
         pool_release(blk);
         return post_failed("atomic", r);
     }
-    if (ctrl)
+    if (ctrl) {
         p->ctrl_issued++;
-    else
+    } else {
         p->issued++;
+        p->unordered = 1;   /* rxm applies an atomic after writes that follow it */
+    }
     p->unread = !ofi.delivery_complete;
     return RMAIB_OK;
 }
@@ -1586,6 +1596,39 @@ static int ofi_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
         return ctrl64(p, off, AT_COMPARE, FI_CSWAP, operand, compare, result);
     }
     return RMAIB_ERR_INTERN;
+}
+
+/* An injected write: one message, no completion, no response.  Without inject
+ * support, an ordinary write whose completion window free waits for.  It lands
+ * after the writes issued before it (FI_ORDER_RMA_WAW), so only what it could
+ * overtake is flushed first: a PSCW complete after puts costs one message, not a
+ * round trip and a message. */
+static int ofi_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_t value)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ssize_t r;
+    if (p->unordered) {
+        int rc = flush_peer(w, p);
+        if (rc != RMAIB_OK)
+            return rc;
+    }
+    if (ofi.inject_size >= sizeof value) {
+        RMAIB_BACKOFF(bo);
+        while ((r = fi_inject_write(ofi.ep, &value, sizeof value, p->addr, p->ctrl_raddr + off,
+                                    p->ctrl_key)) == -FI_EAGAIN)
+            rmaib_backoff(&bo);
+        return r == 0 ? RMAIB_OK : post_failed("store", r);
+    }
+    pool_blk_t *b = pool_alloc(sizeof value, (ofi_peer_t *) ((uintptr_t) p | 1));
+    memcpy(blk_data(b), &value, sizeof value);
+    POST(r, fi_write(ofi.ep, blk_data(b), sizeof value, ofi.pool_desc, p->addr,
+                     p->ctrl_raddr + off, p->ctrl_key, b));
+    if (r != 0) {
+        pool_release(b);
+        return post_failed("store", r);
+    }
+    p->ctrl_issued++;
+    return RMAIB_OK;
 }
 
 static int ofi_ctrl_read(rmaib_win_t *w, int peer, size_t off, void *dst, size_t len)
@@ -1664,6 +1707,7 @@ const rmaib_tp_ops_t rmaib_ofi_ops = {
     .getv = ofi_getv,
     .ctrl_atomic = ofi_ctrl_atomic,
     .ctrl_atomic2 = ofi_ctrl_atomic2,
+    .ctrl_store = ofi_ctrl_store,
     .quiesce = ofi_quiesce,
     .acc_native = ofi_acc_native,
     .data_atomic = ofi_data_atomic,

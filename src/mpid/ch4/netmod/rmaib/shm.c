@@ -334,6 +334,13 @@ static int shm_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
     return RMAIB_OK;
 }
 
+static int shm_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_t value)
+{
+    shm_win_t *s = w->shm;
+    __atomic_store_n((uint64_t *) (s->peers[peer].ctrl + off), value, __ATOMIC_RELEASE);
+    return RMAIB_OK;
+}
+
 /* Native only on window memory every local rank has mapped (allocated windows);
  * memory the user brought is reached by process_vm_*, which is not atomic, so every
  * origin, the owner included, takes the locked path there. */
@@ -396,6 +403,7 @@ const rmaib_tp_ops_t rmaib_shm_ops = {
     .putv = shm_putv,
     .getv = shm_getv,
     .ctrl_atomic = shm_ctrl_atomic,
+    .ctrl_store = shm_ctrl_store,
     .acc_native = shm_acc_native,
     .data_atomic = shm_data_atomic,
     .data_cas = shm_data_cas,

@@ -56,6 +56,16 @@ typedef struct rmaib_tp_ops {
     int (*ctrl_atomic)(rmaib_win_t *win, int peer, size_t off, rmaib_aop_t op,
                        uint64_t operand, uint64_t compare, uint64_t *result);
 
+    /* Store value into a signal word of a peer's control block (struct rmaib_ctrl):
+     * one writer, growing values, read by its owner with loads, never touched by an
+     * atomic, so each peer's own transport may carry it and CPU and network accesses
+     * never meet as atomics.  Nobody waits for it; the owner's wait consumes it.
+     * It becomes visible after every data operation issued to peer through this
+     * transport (flushing first only what the network could reorder).
+     * Where the network writes it in pieces, the bytes land in address order, so a
+     * reader sees the old value's high bytes under the new one's low bytes: below
+     * the new value unless equal to it (each store adds one to the last). */
+    int (*ctrl_store)(rmaib_win_t *win, int peer, size_t off, uint64_t value);
     /* Optional (NULL: one after the other).  Two fetching control-block atomics on
      * different words, issued together and completed together: one round trip for
      * both where the network would take one each.  Nothing orders them against each
