@@ -17,6 +17,7 @@
 
 typedef struct peer_info {
     uint64_t node_key;
+    uint64_t host_key;          /* the host, whatever the namespace or RMAIB_NODE_SIZE */
     uint64_t size;
     uint64_t base;
     int32_t pid;
@@ -38,13 +39,17 @@ static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
  * RMAIB_NODE_SIZE=k cuts the world into simulated nodes of k ranks, except for
  * MPI_Win_allocate_shared windows: MPI requires their ranks to share memory, and on
  * one host they do, so a test suite run with simulated nodes still creates them. */
-static uint64_t node_key(int flavor)
+static uint64_t host_key(void)
 {
     char host[256] = "";
-    struct stat st;
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
     gethostname(host, sizeof host - 1);
-    h = fnv1a(h, host, strlen(host));
+    return fnv1a(UINT64_C(0xcbf29ce484222325), host, strlen(host));
+}
+
+static uint64_t node_key(int flavor)
+{
+    struct stat st;
+    uint64_t h = host_key();
     if (stat("/proc/self/ns/net", &st) == 0)
         h = fnv1a(h, &st.st_ino, sizeof st.st_ino);
     if (rmaib_config.node_size > 0 && flavor != RMAIB_FLAVOR_SHARED) {
@@ -88,6 +93,7 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
         mine.status = RMAIB_ERR_NO_MEM;
     if (mine.status == RMAIB_OK) {
         mine.node_key = node_key(a->flavor);
+        mine.host_key = host_key();
         mine.size = w->size;
         mine.base = (uint64_t) (uintptr_t) w->base;
         mine.pid = (int32_t) getpid();
@@ -122,6 +128,10 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
             pe->node = w->nnodes++;
     }
     w->mynode = w->peers[w->rank].node;
+    int on_host = 0;
+    for (int r = 0; r < p; r++)
+        on_host += all[r].host_key == mine.host_key;
+    rmaib_note_host_ranks(on_host);
 
     rc = rmaib_transport_win_init(w);
     if (rc != RMAIB_OK)

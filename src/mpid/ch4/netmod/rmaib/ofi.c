@@ -1540,11 +1540,11 @@ static int swap_by_cas(ofi_peer_t *p, size_t off, uint64_t v, uint64_t *result)
  * operand is copied into the ring first.
  *
  * A control-word atomic whose result nobody wants (an unlock's release, a lock_all
- * master's leave, a fence flag, a PSCW post or complete) stays in flight when the provider orders atomics: the next atomic
- * on the word from this process lands after it, and window free flushes it first.
- * An unlock then costs the flush of its data, not two more round trips.  Not on our
- * own words that we read with plain loads (fence flags, PSCW words, MCS nodes): the
- * provider does not order those loads after our atomics. */
+ * master's leave, an accumulate lock's release) stays in flight when the provider
+ * orders atomics: the next atomic on the word from this process lands after it, and
+ * window free flushes it first.  An unlock then costs the flush of its data, not two
+ * more round trips.  Not on our own words that we read with plain loads (MCS nodes):
+ * the provider does not order those loads after our atomics. */
 static int atomic_post(ofi_peer_t *p, int ctrl, uint64_t raddr, uint64_t key,
                        enum fi_datatype dt, enum fi_op op, const void *operand, size_t count,
                        size_t bytes)
