@@ -181,14 +181,14 @@ typedef struct rmaib_backoff {
 } rmaib_backoff_t;
 
 void rmaib_backoff(rmaib_backoff_t *b);
+void rmaib_backoff_end(rmaib_backoff_t *b);
+#define RMAIB_BACKOFF(name) \
+    rmaib_backoff_t name __attribute__((cleanup(rmaib_backoff_end))) = { 0, 0 }
 
 /* Ranks of this job on this host, as far as we know (the launcher's count, the
  * largest window's): more of them than cores and a waiting rank yields its core. */
 void rmaib_note_host_ranks(int n);
 int rmaib_oversubscribed(void);
-void rmaib_backoff_end(rmaib_backoff_t *b);
-#define RMAIB_BACKOFF(name) \
-    rmaib_backoff_t name __attribute__((cleanup(rmaib_backoff_end))) = { 0, 0 }
 
 static inline void rmaib_cpu_relax(void)
 {

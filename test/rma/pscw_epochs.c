@@ -19,12 +19,15 @@
  *  - MPI_Win_test polled (with usleep) until flag = 1 while the origin completes late;
  *  - MPI_MODE_NOCHECK on start, a barrier guaranteeing the post came first (and on the
  *    post too: the standard gives a post NOCHECK exactly when its starts have it);
- *  - simultaneous posts from every other rank into rank 0, which starts with all.
+ *  - simultaneous posts from every other rank into rank 0, which starts with all;
+ *  - accumulates in the epoch: MPI_Fetch_and_op and MPI_Accumulate on one word, then
+ *    a put to another; after each wait the target checks both (a complete must not
+ *    overtake the atomics, which the network may apply after a later write).
  */
 #include "common_b.h"
 
 /* Window words. */
-enum { RING = 0, SELF = 2, MISC = 3, A2A = 4 };     /* A2A + origin: all-to-all slots */
+enum { RING = 0, ACC = 1, SELF = 2, MISC = 3, A2A = 4 };     /* A2A + origin: all-to-all slots */
 
 static MPI_Win win;
 static int64_t *base;
@@ -331,6 +334,36 @@ static void many_into_one(int epochs)
            "(%d epochs)", tap_size - 1, epochs);
 }
 
+static void accumulate_epochs(int epochs)
+{
+    int64_t sum = b_load64(base + ACC), bad = 0;       /* every word starts alike */
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int e = 1; e <= epochs; e++) {
+        int64_t a = e, f = 1000, old = -1, ev = -e;
+        B_OK(MPI_Win_post(g_left, 0, win), "MPI_Win_post");
+        B_OK(MPI_Win_start(g_right, 0, win), "MPI_Win_start");
+        B_OK(MPI_Fetch_and_op(&f, &old, MPI_INT64_T, right, ACC, MPI_SUM, win),
+             "MPI_Fetch_and_op");
+        B_OK(MPI_Accumulate(&a, 1, MPI_INT64_T, right, ACC, 1, MPI_INT64_T, MPI_SUM, win),
+             "MPI_Accumulate");
+        B_OK(MPI_Put(&ev, 1, MPI_INT64_T, right, RING, 1, MPI_INT64_T, win), "MPI_Put");
+        B_OK(MPI_Win_complete(win), "MPI_Win_complete");
+        /* every rank adds the same amounts to its right neighbour's word */
+        if (old != sum && bad++ < 1)
+            tap_fail("epoch %d: fetch-and-op returned %lld, expected %lld", e, (long long) old,
+                     (long long) sum);
+        sum += e + 1000;
+        B_OK(MPI_Win_wait(win), "MPI_Win_wait");
+        if ((b_load64(base + ACC) != sum || b_load64(base + RING) != -e) && bad++ < 1)
+            tap_fail("after the wait closing epoch %d: sum %lld (expected %lld), put %lld", e,
+                     (long long) b_load64(base + ACC), (long long) sum,
+                     (long long) b_load64(base + RING));
+    }
+    TAP_CHECK(bad == 0, "%lld of %d accumulate epochs were wrong", (long long) bad, epochs);
+    tap_ok("fetch-and-op and accumulate then a put in each of %d epochs; the target sees "
+           "all of them after its wait", epochs);
+}
+
 int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
@@ -358,6 +391,7 @@ int main(int argc, char **argv)
     test_polling();
     nocheck(20);
     many_into_one(200);
+    accumulate_epochs(500);
 
     MPI_Win_free(&win);
     MPI_Group_free(&g_right);
