@@ -6,7 +6,7 @@
 # $RMAIB_CACHE_DIR (default ~/.cache/rmaib).  CONFORMANCE_FLAGS passes options,
 # e.g. make conformance CONFORMANCE_FLAGS="--tests '^win'".
 
-EXTRA_DIST += maint/conformance maint/conformance-exclude
+EXTRA_DIST += maint/conformance maint/conformance-exclude maint/mpich-source maint/mpich-ofi
 
 CONFORMANCE_FLAGS =
 
