@@ -28,9 +28,15 @@ static int running;
  * wait object and naps instead: two threads polling one endpoint fight over the
  * provider's locks, and every wake-up of this thread by a peer's packet takes a core
  * from the poller (with 2 ranks on 2 cores that tripled put+flush over tcp).  The
- * lease spans the gaps between an origin's back-to-back waits (put, flush, put ...),
- * and bounds how long a peer may wait once nobody polls: LEASE_NS plus one nap. */
-enum { LEASE_NS = 1000000 };
+ * lease spans the gaps between an origin's back-to-back waits (put, flush, put ...).
+ *
+ * The naps lengthen while the polling goes on, 1, 2, 4 then 8 ms: in this VM each
+ * timed wake-up of the thread cost the pollers far more than a context switch, and
+ * with 1 ms naps put+flush and fetch-and-op over tcp took 2-3 us longer than with
+ * no thread, 10 ms naps recovering about half of it.  A nap ends at most
+ * LEASE_NS << NAP_DOUBLINGS after the last poll, which bounds how long a peer waits
+ * once nobody here polls. */
+enum { LEASE_NS = 1000000, NAP_DOUBLINGS = 3 };
 static _Atomic int pollers;
 static _Atomic uint64_t last_poll_ns;
 static _Atomic int in_wait;          /* the thread is in (or entering) the wait object */
@@ -57,31 +63,36 @@ void rmaib_progress_thread_release(void)
     atomic_fetch_sub_explicit(&pollers, 1, memory_order_release);
 }
 
-/* How long to nap before serving (0: serve now). */
-static uint64_t polled_by_others(void)
+/* How long to nap before serving (0: serve now), the naps so far having been
+ * lengthened `doublings` times. */
+static uint64_t polled_by_others(unsigned doublings)
 {
+    uint64_t lease = (uint64_t) LEASE_NS << doublings;
     if (atomic_load(&pollers) > 0)
-        return LEASE_NS;
+        return lease;
     uint64_t since = now_ns() - atomic_load_explicit(&last_poll_ns, memory_order_relaxed);
-    return since < LEASE_NS ? LEASE_NS - since : 0;
+    return since < LEASE_NS ? lease - since : 0;
 }
 
 static void *serve(void *arg)
 {
-    unsigned idle = 0;
+    unsigned idle = 0, doublings = 0;
     (void) arg;
     while (!atomic_load_explicit(&stop, memory_order_acquire)) {
-        uint64_t nap = polled_by_others();
+        uint64_t nap = polled_by_others(doublings);
         if (!nap) {
             atomic_store(&in_wait, 1);
-            nap = polled_by_others();   /* a poller that came before in_wait was set */
+            nap = polled_by_others(doublings);  /* a poller that came before in_wait was set */
         }
         if (nap) {
             atomic_store_explicit(&in_wait, 0, memory_order_relaxed);
-            struct timespec ts = { 0, (long) nap };
+            struct timespec ts = { (time_t) (nap / 1000000000u), (long) (nap % 1000000000u) };
             nanosleep(&ts, NULL);
+            if (doublings < NAP_DOUBLINGS)
+                doublings++;
             continue;
         }
+        doublings = 0;
         /* 10 ms, not longer: tcp;ofi_rxm sets a connection up in its periodic
          * progress, which a wake-up of the CQ's wait object does not always run; with
          * 100 ms a peer's first contact with a computing target took hundreds of ms.
