@@ -10,8 +10,9 @@
  * record, whose "done" count the completion bumps.  flush(peer) waits until done
  * reaches the count issued to that target.  Gets, fetching atomics and control-block
  * atomics are blocking: their context is a waiter on the caller's stack.  Whoever
- * reads the CQ (the caller, any wait loop, the progress thread) credits the right
- * record, so no thread waits for another to hand its completions over.
+ * reads the CQ (the caller, any wait loop, the progress thread; one at a time)
+ * credits the right record, so no thread waits for another to hand its completions
+ * over.
  *
  * Remote visibility.  Writes and non-fetching atomics ask for FI_DELIVERY_COMPLETE
  * where the provider offers it.  Where only FI_TRANSMIT_COMPLETE is offered, a flush
@@ -34,6 +35,16 @@
  * allows on it, fetching and not, and compare-swap where MPI allows that, on
  * elements of at most 8 bytes: so one element never sees both a native and a locked
  * access.  The table is built once per endpoint with fi_*atomicvalid.
+ *
+ * Target-executed control atomics.  Where the provider progresses in software and
+ * applies atomics with the target's CPU anyway (tcp;ofi_rxm), control-word atomics
+ * skip its atomic protocol: the origin injects a 32-byte request into a slot of the
+ * target window's mailbox with fi_inject_writedata, the target's reaper applies it
+ * to the word with a CPU atomic and injects the old value back the same way.  A
+ * release nobody waits for (an unlock) is one message with no answer at all, where
+ * rxm answers every atomic, so lock+unlock costs one round trip and a message, not
+ * two round trips.  One reaper at a time (reap_lock) keeps one origin's requests in
+ * the order it sent them.  RMAIB_OFI_CTRL_ATOMICS=provider keeps rxm's atomics.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -91,6 +102,23 @@ typedef struct ofi_ktab {
     ofi_ktab_entry_t e[RMAIB_MAX_ATTACH];
 } ofi_ktab_t;
 
+#define AMO_SLOTS 16            /* requests one origin may have in a target's mailbox */
+#define AMO_MAX_WINS 4096       /* windows with a mailbox in one process at once */
+
+/* A request in a target's mailbox: rmaib_cpu_ctrl_atomic's arguments. */
+typedef struct amo_req {
+    uint64_t off, operand, compare;
+    uint32_t op, pad;
+} amo_req_t;
+
+/* An origin's record of a request in a slot.  A one-way request holds its slot
+ * until an answered request sent after it comes back: the target served it by then. */
+typedef struct amo_slot {
+    ofi_waiter_t *wt;           /* NULL: one-way */
+    uint64_t *result;
+    uint64_t seq;
+} amo_slot_t;
+
 /* One target as this window sees it. */
 typedef struct ofi_peer {
     fi_addr_t addr;
@@ -106,10 +134,24 @@ typedef struct ofi_peer {
     int unordered;              /* issued since the last flush: something a later write
                                  * may overtake (an atomic, a write beyond waw_size) */
     ofi_ktab_t *ktab;           /* dynamic windows: cached copy of the peer's table */
+    uint64_t box_raddr, box_key;        /* the peer's mailbox */
+    uint32_t box_wid;                   /* ... and its number for this window */
+    pthread_mutex_t amo_lock;           /* the slots below: the caller's and the reaper's */
+    uint32_t amo_busy;                  /* bit s: slot s in use */
+    uint64_t amo_seq;
+    amo_slot_t amo[AMO_SLOTS];
 } ofi_peer_t;
 
 typedef struct ofi_win {
-    struct fid_mr *data_mr, *ctrl_mr, *ktab_mr;
+    struct fid_mr *data_mr, *ctrl_mr, *ktab_mr, *box_mr;
+    /* Mailbox: requests from each origin [nranks][AMO_SLOTS], then answers from
+     * each target [nranks][AMO_SLOTS] of 8 bytes. */
+    char *box;
+    uint32_t wid;               /* index in amo_wins, + 1; 0: no mailbox */
+    int amo;                    /* every rank has one: control atomics go through them */
+    int rank, nranks;
+    char *ctrl;                 /* our control block, size ctrl_size */
+    size_t ctrl_size;
     ofi_ktab_t *ktab;           /* dynamic: own table, registered */
     struct fid_mr *attach_mr[RMAIB_MAX_ATTACH];
     ofi_peer_t peers[];
@@ -119,7 +161,8 @@ typedef struct ofi_win {
 typedef struct ofi_hello {
     int32_t status;
     uint32_t namelen;
-    uint64_t data_va, data_key, ctrl_va, ctrl_key, ktab_va, ktab_key;
+    uint64_t data_va, data_key, ctrl_va, ctrl_key, ktab_va, ktab_key, box_va, box_key;
+    uint32_t box_wid, pad;
     char name[OFI_NAME_MAX];
 } ofi_hello_t;
 
@@ -150,6 +193,7 @@ static struct ofi_state {
     int atomic_ordered;         /* non-fetching atomics may stay outstanding */
     size_t waw_size;            /* writes up to this size land in the order posted */
     int cq_wait;                /* the CQ has a wait object: fi_cq_sread works */
+    int amo;                    /* control-word atomics executed by the target (see top) */
     int thread;                 /* the progress thread runs */
     int manual;                 /* FI_PROGRESS_MANUAL: peers' requests move only when we poll */
     size_t max_msg, iov_max, rma_iov_max, inject_size;
@@ -175,6 +219,34 @@ static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
  * address cache are the process's, so each has a lock (never held while waiting). */
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t addr_lock = PTHREAD_MUTEX_INITIALIZER;
+/* One reader of the CQ at a time, so that mailbox requests are served in the order
+ * they arrived; a thread that finds it taken leaves the reading to its holder. */
+static pthread_mutex_t reap_lock = PTHREAD_MUTEX_INITIALIZER;
+static void amo_incoming(uint64_t data);
+
+/* Windows with a mailbox, by the number peers name them with (minus 1). */
+static _Atomic(ofi_win_t *) amo_wins[AMO_MAX_WINS];
+static pthread_mutex_t amo_wins_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint32_t amo_win_add(ofi_win_t *o)
+{
+    uint32_t id = 0;
+    pthread_mutex_lock(&amo_wins_lock);
+    for (uint32_t i = 0; i < AMO_MAX_WINS && !id; i++)
+        if (!atomic_load_explicit(&amo_wins[i], memory_order_relaxed)) {
+            atomic_store_explicit(&amo_wins[i], o, memory_order_release);
+            id = i + 1;
+        }
+    pthread_mutex_unlock(&amo_wins_lock);
+    return id;
+}
+
+static void amo_win_remove(ofi_win_t *o)
+{
+    if (o->wid)
+        atomic_store_explicit(&amo_wins[o->wid - 1], NULL, memory_order_release);
+    o->wid = 0;
+}
 
 #define WAITER_CTX(wt) ((void *) ((uintptr_t) (wt) | 1))
 
@@ -210,10 +282,14 @@ static void say_cq_error(const struct fi_cq_err_entry *e)
                    fi_cq_strerror(ofi.cq, e->prov_errno, e->err_data, NULL, 0));
 }
 
-static int handle(struct fi_cq_entry *ent, ssize_t n)
+static int handle(struct fi_cq_data_entry *ent, ssize_t n)
 {
-    for (ssize_t i = 0; i < n; i++)
-        complete(ent[i].op_context, 0);
+    for (ssize_t i = 0; i < n; i++) {
+        if (ent[i].flags & FI_REMOTE_CQ_DATA)
+            amo_incoming(ent[i].data);
+        else
+            complete(ent[i].op_context, 0);
+    }
     return (int) n;
 }
 
@@ -228,11 +304,15 @@ static int handle_error(void)
     return 1;
 }
 
-/* Read the CQ dry; with manual progress this is also what serves peers' requests. */
-static int reap(void)
+static void amo_resend(void);
+
+/* Read the CQ dry; with manual progress this is also what serves peers' requests.
+ * The caller holds reap_lock. */
+static int reap_locked(void)
 {
-    struct fi_cq_entry ent[16];
+    struct fi_cq_data_entry ent[16];
     int total = 0;
+    amo_resend();
     for (;;) {
         ssize_t n = fi_cq_read(ofi.cq, ent, 16);
         if (n > 0) {
@@ -248,6 +328,15 @@ static int reap(void)
     return total;
 }
 
+static int reap(void)
+{
+    if (pthread_mutex_trylock(&reap_lock) != 0)
+        return 0;
+    int n = reap_locked();
+    pthread_mutex_unlock(&reap_lock);
+    return n;
+}
+
 static void ofi_progress(void)
 {
     if (atomic_load_explicit(&ofi.up, memory_order_relaxed))
@@ -258,35 +347,44 @@ int rmaib_ofi_progress_wait(int timeout_ms)
 {
     if (!atomic_load(&ofi.up))
         return -1;
-    int n = reap();
-    if (n > 0)
-        return n;
-    if (!ofi.cq_wait)
-        return -1;
-    struct fi_cq_entry ent[16];
+    if (pthread_mutex_trylock(&reap_lock) != 0)
+        return 0;               /* someone else reads the CQ (and so holds the thread off) */
+    int n = reap_locked();
+    if (n > 0 || !ofi.cq_wait) {
+        pthread_mutex_unlock(&reap_lock);
+        return n > 0 ? n : -1;
+    }
+    /* Blocking with the lock held: a poller that arrives wakes us first
+     * (rmaib_progress_thread_hold), and its trylocks fail only until we are out. */
+    struct fi_cq_data_entry ent[16];
     ssize_t r = fi_cq_sread(ofi.cq, ent, 16, NULL, timeout_ms);
     if (r > 0)
-        return handle(ent, r);
-    if (r == -FI_EAVAIL)
-        return handle_error();
-    if (r == -FI_EAGAIN || r == -FI_ETIMEDOUT || r == -FI_EINTR)
-        return 0;
-    ofi.cq_wait = 0;            /* no usable wait object: the thread polls instead */
-    return -1;
+        n = handle(ent, r);
+    else if (r == -FI_EAVAIL)
+        n = handle_error();
+    else if (r == -FI_EAGAIN || r == -FI_ETIMEDOUT || r == -FI_EINTR)
+        n = 0;
+    else
+        ofi.cq_wait = 0, n = -1;        /* no usable wait object: the thread polls instead */
+    pthread_mutex_unlock(&reap_lock);
+    return n;
 }
 
-int rmaib_ofi_atomics_on_cpu(void)
+static int software_atomics(const struct fi_info *info)
 {
     static const char *const software[] = { "tcp", "sockets", "udp", "shm" };
-    if (!atomic_load(&ofi.up))
-        return 0;
     /* "tcp;ofi_rxm": the core provider comes first */
-    const char *name = ofi.info->fabric_attr->prov_name;
+    const char *name = info->fabric_attr->prov_name;
     size_t n = strcspn(name, ";");
     for (size_t i = 0; i < sizeof software / sizeof software[0]; i++)
         if (strlen(software[i]) == n && !strncmp(name, software[i], n))
             return 1;
     return 0;
+}
+
+int rmaib_ofi_atomics_on_cpu(void)
+{
+    return atomic_load(&ofi.up) && software_atomics(ofi.info);
 }
 
 int rmaib_ofi_wants_polling(void)
@@ -603,7 +701,7 @@ static int try_provider(const char *prov)
     if (r != 0)
         return fail("fi_av_open: %s", fi_strerror(-r));
 
-    struct fi_cq_attr cq_attr = { .size = CQ_SIZE, .format = FI_CQ_FORMAT_CONTEXT,
+    struct fi_cq_attr cq_attr = { .size = CQ_SIZE, .format = FI_CQ_FORMAT_DATA,
         .wait_obj = ofi.thread ? FI_WAIT_UNSPEC : FI_WAIT_NONE };
     r = fi_cq_open(ofi.domain, &cq_attr, &ofi.cq, NULL);
     if (r != 0 && ofi.thread) {
@@ -634,6 +732,9 @@ static int try_provider(const char *prov)
     ofi.have_write = valid64(0, FI_ATOMIC_WRITE);
     ofi.have_swap = valid64(1, FI_ATOMIC_WRITE);
     build_atomic_table();
+    ofi.amo = ofi.manual && software_atomics(info) && !rmaib_config.ofi_provider_ctrl_atomics
+        && info->domain_attr->cq_data_size >= sizeof(uint64_t)
+        && ofi.inject_size >= sizeof(amo_req_t);
 
     if (posix_memalign((void **) &ofi.pool, 4096, POOL_BYTES) != 0) {
         ofi.pool = NULL;
@@ -714,11 +815,12 @@ int rmaib_ofi_init(void)
         atexit_done = 1;
     }
     if (rmaib_config.verbose)
-        rmaib_host_say("rmaib: ofi provider %s on %s, mr_mode [%s], %s, progress thread %s",
+        rmaib_host_say("rmaib: ofi provider %s on %s, mr_mode [%s], %s, progress thread %s, "
+                       "control atomics by the %s",
                        ofi.info->fabric_attr->prov_name, ofi.info->domain_attr->name,
                        fi_tostr(&ofi.info->domain_attr->mr_mode, FI_TYPE_MR_MODE),
                        ofi.delivery_complete ? "FI_DELIVERY_COMPLETE" : "trailing reads",
-                       ofi.thread ? "on" : "off");
+                       ofi.thread ? "on" : "off", ofi.amo ? "target" : "provider");
     if (ofi.thread && rmaib_progress_thread_start() != RMAIB_OK)
         ofi.thread = 0;
   fn_exit:
@@ -871,14 +973,19 @@ static uint64_t wire_addr(uint64_t region_va, uint64_t va)
 
 static void win_release(rmaib_win_t *w, ofi_win_t *o)
 {
+    amo_win_remove(o);
     for (int i = 0; i < RMAIB_MAX_ATTACH; i++)
         close_fid(&o->attach_mr[i]);
     close_fid(&o->data_mr);
     close_fid(&o->ctrl_mr);
     close_fid(&o->ktab_mr);
+    close_fid(&o->box_mr);
     free(o->ktab);
-    for (int r = 0; r < w->nranks; r++)
+    free(o->box);
+    for (int r = 0; r < w->nranks; r++) {
         free(o->peers[r].ktab);
+        pthread_mutex_destroy(&o->peers[r].amo_lock);
+    }
     free(o);
 }
 
@@ -892,6 +999,14 @@ static int ofi_win_init(rmaib_win_t *w)
     ofi_hello_t mine, *all = malloc(sizeof *all * (size_t) p);
     ofi_win_t *o = calloc(1, sizeof *o + sizeof(ofi_peer_t) * (size_t) p);
     const uint64_t remote = FI_REMOTE_READ | FI_REMOTE_WRITE;
+    if (o) {
+        o->rank = w->rank;
+        o->nranks = p;
+        o->ctrl = (char *) w->my_ctrl;
+        o->ctrl_size = rmaib_ctrl_size(p);
+        for (int r = 0; r < p; r++)
+            pthread_mutex_init(&o->peers[r].amo_lock, NULL);
+    }
 
     memset(&mine, 0, sizeof mine);
     mine.status = RMAIB_OK;
@@ -921,6 +1036,22 @@ static int ofi_win_init(rmaib_win_t *w)
                               &mine.ktab_key);
         }
     }
+    /* The mailbox; a process out of window numbers goes without, and so then does
+     * the whole window. */
+    if (mine.status == RMAIB_OK && ofi.amo) {
+        size_t bytes = (size_t) p * AMO_SLOTS * (sizeof(amo_req_t) + sizeof(uint64_t));
+        bytes = (bytes + 4095) & ~(size_t) 4095;
+        if (posix_memalign((void **) &o->box, 4096, bytes) != 0) {
+            o->box = NULL;
+            mine.status = RMAIB_ERR_NO_MEM;
+        } else {
+            memset(o->box, 0, bytes);
+            mine.box_va = (uint64_t) (uintptr_t) o->box;
+            mine.status = reg(o->box, bytes, FI_REMOTE_WRITE, &o->box_mr, &mine.box_key);
+            if (mine.status == RMAIB_OK)
+                mine.box_wid = o->wid = amo_win_add(o);
+        }
+    }
 
     if (!all) {
         rmaib_host_say("rmaib: out of memory setting up an ofi window");
@@ -934,6 +1065,10 @@ static int ofi_win_init(rmaib_win_t *w)
     if (rc != RMAIB_OK)
         goto fn_fail;
 
+    o->amo = ofi.amo;
+    for (int r = 0; r < p; r++)
+        if (!all[r].box_wid)
+            o->amo = 0;
     int ins = RMAIB_OK;
     int *connected = calloc((size_t) p, sizeof(int));
     if (!connected)
@@ -949,6 +1084,9 @@ static int ofi_win_init(rmaib_win_t *w)
         pe->ctrl_key = h->ctrl_key;
         pe->ktab_raddr = wire_addr(h->ktab_va, h->ktab_va);
         pe->ktab_key = h->ktab_key;
+        pe->box_raddr = wire_addr(h->box_va, h->box_va);
+        pe->box_key = h->box_key;
+        pe->box_wid = h->box_wid;
         atomic_init(&pe->done, 0);
         atomic_init(&pe->err, 0);
         if (w->peers[r].tp == &rmaib_ofi_ops)
@@ -1398,9 +1536,14 @@ static int ofi_flush(rmaib_win_t *w, int peer)
 
 /* Puts are copied out when they return, and everything else is blocking. */
 /* Window free: the control-word atomics left in flight land too (and the data). */
+static int amo_quiesce(ofi_win_t *o);
+
 static int ofi_quiesce(rmaib_win_t *w)
 {
     ofi_win_t *o = w->ofi;
+    int rc = o->amo ? amo_quiesce(o) : RMAIB_OK;
+    if (rc != RMAIB_OK)
+        return rc;
     for (int r = 0; r < w->nranks; r++) {
         ofi_peer_t *p = &o->peers[r];
         RMAIB_BACKOFF(bo);
@@ -1495,8 +1638,217 @@ static int ctrl64(ofi_peer_t *p, size_t off, int kind, enum fi_op op, uint64_t o
                            &operand, &compare, result);
 }
 
+/* ---------------------------------------------------------------- target-executed control atomics */
+
+enum { AMO_REQUEST = 1, AMO_ONE_WAY = 2, AMO_ANSWER = 3 };
+enum { AMO_FULL = 1 };          /* amo_issue: no slot may go to a one-way request now */
+
+/* The remote CQ data of a mailbox message: kind, the receiver's number for the
+ * window, the sender's rank in it, the slot. */
+static uint64_t amo_data(unsigned kind, uint32_t wid, int rank, int slot)
+{
+    return (uint64_t) kind << 62 | (uint64_t) (wid & 0x3fffff) << 40
+        | (uint64_t) (uint32_t) rank << 8 | (uint64_t) slot;
+}
+
+static size_t amo_answers_off(const ofi_win_t *o)
+{
+    return (size_t) o->nranks * AMO_SLOTS * sizeof(amo_req_t);
+}
+
+/* Answers the provider would not take yet (-FI_EAGAIN), sent by the next reaper;
+ * touched only under reap_lock. */
+typedef struct amo_unsent {
+    fi_addr_t addr;
+    uint64_t raddr, key, data, value;
+} amo_unsent_t;
+static amo_unsent_t *amo_queue;
+static size_t amo_nqueued, amo_queue_cap;
+
+static int amo_send_answer(const amo_unsent_t *a)
+{
+    ssize_t r = fi_inject_writedata(ofi.ep, &a->value, sizeof a->value, a->data, a->addr,
+                                    a->raddr, a->key);
+    if (r == -FI_EAGAIN)
+        return 0;
+    if (r != 0)
+        post_failed("a control atomic's answer", r);
+    return 1;
+}
+
+static void amo_resend(void)
+{
+    size_t sent = 0;
+    while (sent < amo_nqueued && amo_send_answer(&amo_queue[sent]))
+        sent++;
+    if (sent) {
+        memmove(amo_queue, amo_queue + sent, (amo_nqueued - sent) * sizeof *amo_queue);
+        amo_nqueued -= sent;
+    }
+}
+
+static void amo_answer(ofi_win_t *o, int origin, int slot, uint64_t value)
+{
+    ofi_peer_t *p = &o->peers[origin];
+    amo_unsent_t a = { p->addr, p->box_raddr + amo_answers_off(o)
+                       + ((uint64_t) o->rank * AMO_SLOTS + (uint64_t) slot) * sizeof(uint64_t),
+                       p->box_key, amo_data(AMO_ANSWER, p->box_wid, o->rank, slot), value };
+    if (amo_nqueued == 0 && amo_send_answer(&a))
+        return;
+    if (amo_nqueued == amo_queue_cap) {
+        size_t cap = amo_queue_cap ? 2 * amo_queue_cap : 64;
+        amo_unsent_t *q = realloc(amo_queue, cap * sizeof *q);
+        if (!q) {               /* the origin would wait forever: say so */
+            rmaib_host_say("rmaib: out of memory queueing a control atomic's answer");
+            return;
+        }
+        amo_queue = q;
+        amo_queue_cap = cap;
+    }
+    amo_queue[amo_nqueued++] = a;
+}
+
+static void amo_serve(ofi_win_t *o, int origin, int slot, int one_way)
+{
+    const amo_req_t *q = (const amo_req_t *) (o->box + ((size_t) origin * AMO_SLOTS
+                                                         + (size_t) slot) * sizeof *q);
+    uint64_t old = 0;
+    if (q->off % sizeof(uint64_t) == 0 && q->off + sizeof(uint64_t) <= o->ctrl_size
+        && q->op <= RMAIB_AOP_CAS)
+        old = rmaib_cpu_ctrl_atomic(o->ctrl + q->off, (rmaib_aop_t) q->op, q->operand, q->compare);
+    else if (!atomic_exchange(&ofi.said_error, 1))
+        rmaib_host_say("rmaib: malformed control atomic from rank %d (offset %llu, op %u)",
+                       origin, (unsigned long long) q->off, q->op);
+    if (!one_way)
+        amo_answer(o, origin, slot, old);
+}
+
+/* Our request in slot came back: hand the old value over, and free the slot and
+ * every one-way slot sent before it (the target served those first). */
+static void amo_answered(ofi_win_t *o, int target, int slot)
+{
+    ofi_peer_t *p = &o->peers[target];
+    const uint64_t *ans = (const uint64_t *) (o->box + amo_answers_off(o))
+        + (size_t) target * AMO_SLOTS + (size_t) slot;
+    pthread_mutex_lock(&p->amo_lock);
+    amo_slot_t *a = &p->amo[slot];
+    ofi_waiter_t *wt = a->wt;
+    if (!(p->amo_busy >> slot & 1) || !wt) {
+        pthread_mutex_unlock(&p->amo_lock);
+        return;
+    }
+    if (a->result)
+        *a->result = *ans;
+    for (int i = 0; i < AMO_SLOTS; i++)
+        if ((p->amo_busy >> i & 1) && (i == slot || (!p->amo[i].wt && p->amo[i].seq < a->seq)))
+            p->amo_busy &= ~(1u << i);
+    pthread_mutex_unlock(&p->amo_lock);
+    atomic_fetch_sub_explicit(&wt->pending, 1, memory_order_release);
+}
+
+static void amo_incoming(uint64_t data)
+{
+    unsigned kind = (unsigned) (data >> 62), wid = (unsigned) (data >> 40) & 0x3fffff;
+    uint32_t rank = (uint32_t) (data >> 8);
+    int slot = (int) (data & 0xff);
+    ofi_win_t *o = wid >= 1 && wid <= AMO_MAX_WINS
+        ? atomic_load_explicit(&amo_wins[wid - 1], memory_order_acquire) : NULL;
+    if (!o || rank >= (uint32_t) o->nranks || slot >= AMO_SLOTS) {
+        if (!atomic_exchange(&ofi.said_error, 1))
+            rmaib_host_say("rmaib: a mailbox message for no window (data %#llx)",
+                           (unsigned long long) data);
+        return;
+    }
+    if (kind == AMO_ANSWER)
+        amo_answered(o, (int) rank, slot);
+    else
+        amo_serve(o, (int) rank, slot, kind == AMO_ONE_WAY);
+}
+
+/* Send one request; wt NULL makes it one-way, which needs two slots left over for
+ * the answered requests that free it (else AMO_FULL).  An answered request waits
+ * for a free slot; its waiter's pending count already includes it. */
+static int amo_issue(ofi_win_t *o, int peer, size_t off, rmaib_aop_t op, uint64_t operand,
+                     uint64_t compare, uint64_t *result, ofi_waiter_t *wt)
+{
+    ofi_peer_t *p = &o->peers[peer];
+    int slot = -1;
+    RMAIB_BACKOFF(bo);
+    for (;;) {
+        pthread_mutex_lock(&p->amo_lock);
+        uint32_t avail = ~p->amo_busy & ((1u << AMO_SLOTS) - 1);
+        if (avail && (wt || __builtin_popcount(avail) > 2)) {
+            slot = __builtin_ctz(avail);
+            p->amo_busy |= 1u << slot;
+            p->amo[slot] = (amo_slot_t) { wt, result, ++p->amo_seq };
+        }
+        pthread_mutex_unlock(&p->amo_lock);
+        if (slot >= 0)
+            break;
+        if (!wt)
+            return AMO_FULL;
+        rmaib_backoff(&bo);
+    }
+    amo_req_t q = { off, operand, compare, (uint32_t) op, 0 };
+    uint64_t raddr = p->box_raddr + ((uint64_t) o->rank * AMO_SLOTS + (uint64_t) slot) * sizeof q;
+    uint64_t data = amo_data(wt ? AMO_REQUEST : AMO_ONE_WAY, p->box_wid, o->rank, slot);
+    ssize_t r;
+    while ((r = fi_inject_writedata(ofi.ep, &q, sizeof q, data, p->addr, raddr, p->box_key))
+           == -FI_EAGAIN)
+        rmaib_backoff(&bo);
+    if (r != 0) {
+        pthread_mutex_lock(&p->amo_lock);
+        p->amo_busy &= ~(1u << slot);
+        pthread_mutex_unlock(&p->amo_lock);
+        return post_failed("control atomic", r);
+    }
+    return RMAIB_OK;
+}
+
+static int amo_blocking(ofi_win_t *o, int peer, size_t off, rmaib_aop_t op, uint64_t operand,
+                        uint64_t compare, uint64_t *result)
+{
+    ofi_waiter_t wt = { 1, 0 };
+    uint64_t ignored;
+    int rc = amo_issue(o, peer, off, op, operand, compare, result ? result : &ignored, &wt);
+    return rc != RMAIB_OK ? rc : wait_for(&wt);
+}
+
+/* Window free: our one-way requests to each target are served before the barrier
+ * that lets the target drop its mailbox.  An answered read sent after them shows it. */
+static int amo_quiesce(ofi_win_t *o)
+{
+    int rc = RMAIB_OK;
+    for (int r = 0; r < o->nranks && rc == RMAIB_OK; r++) {
+        ofi_peer_t *p = &o->peers[r];
+        pthread_mutex_lock(&p->amo_lock);
+        uint32_t busy = p->amo_busy;
+        pthread_mutex_unlock(&p->amo_lock);
+        if (busy)
+            rc = amo_blocking(o, r, 0, RMAIB_AOP_READ, 0, 0, NULL);
+    }
+    return rc;
+}
+
+/* Two answered requests in flight at once (the MCS lock's tail swap and node reset). */
+static int amo_pair(ofi_win_t *o, const rmaib_ctrl_req_t req[2])
+{
+    ofi_waiter_t wt = { 2, 0 };
+    int rc = RMAIB_OK, n = 0;
+    for (; n < 2 && rc == RMAIB_OK; n++)
+        rc = amo_issue(o, req[n].peer, req[n].off, req[n].op, req[n].operand, req[n].compare,
+                       req[n].result, &wt);
+    /* A failed request is not in flight, nor is one never tried. */
+    if (rc != RMAIB_OK)
+        atomic_fetch_sub_explicit(&wt.pending, n == 1 ? 2 : 1, memory_order_relaxed);
+    int rc2 = wait_for(&wt);
+    return rc != RMAIB_OK ? rc : rc2;
+}
+
 static int ofi_ctrl_atomic2(rmaib_win_t *w, const rmaib_ctrl_req_t req[2])
 {
+    if (((ofi_win_t *) w->ofi)->amo)
+        return amo_pair(w->ofi, req);
     ofi_waiter_t wt = { 2, 0 };
     ofi_atomic_op_t a[2];
     int rc = RMAIB_OK, n = 0;
@@ -1568,12 +1920,19 @@ static int atomic_post(ofi_peer_t *p, int ctrl, uint64_t raddr, uint64_t key,
     return RMAIB_OK;
 }
 
+
 static int ofi_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
                            uint64_t operand, uint64_t compare, uint64_t *result)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
-    if (!result && ofi.atomic_ordered && (peer != w->rank || rmaib_ctrl_atomic_only(off))
-        && (op == RMAIB_AOP_FADD || (op == RMAIB_AOP_WRITE && ofi.have_write)))
+    ofi_win_t *o = w->ofi;
+    ofi_peer_t *p = &o->peers[peer];
+    int may_stay = !result && (peer != w->rank || rmaib_ctrl_atomic_only(off))
+        && (op == RMAIB_AOP_FADD || op == RMAIB_AOP_WRITE);
+    if (o->amo) {
+        int rc = may_stay ? amo_issue(o, peer, off, op, operand, compare, NULL, NULL) : AMO_FULL;
+        return rc != AMO_FULL ? rc : amo_blocking(o, peer, off, op, operand, compare, result);
+    }
+    if (may_stay && ofi.atomic_ordered && (op == RMAIB_AOP_FADD || ofi.have_write))
         return atomic_post(p, 1, p->ctrl_raddr + off, p->ctrl_key, FI_UINT64,
                            op == RMAIB_AOP_FADD ? FI_SUM : FI_ATOMIC_WRITE, &operand, 1,
                            sizeof operand);

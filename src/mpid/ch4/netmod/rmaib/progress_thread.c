@@ -9,7 +9,8 @@
  * process costs no measurable CPU;
  * where the provider has no wait object it polls with a sleep that grows to 1 ms.
  * The endpoint's domain is FI_THREAD_SAFE and completions are credited wherever
- * they are read, so the thread needs no lock of its own.
+ * they are read; the CQ has one reader at a time (ofi.c's reap_lock), which the
+ * thread holds while it blocks, and a poller that arrives wakes it first.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -32,7 +33,7 @@ static int running;
  *
  * The naps lengthen while the polling goes on, 1, 2, 4 then 8 ms: in this VM each
  * timed wake-up of the thread cost the pollers far more than a context switch, and
- * with 1 ms naps put+flush and fetch-and-op over tcp took 2-3 us longer than with
+ * with 1 ms naps put+flush and fetch-and-op over tcp took 4-5 us longer than with
  * no thread, 10 ms naps recovering about half of it.  A nap ends at most
  * LEASE_NS << NAP_DOUBLINGS after the last poll, which bounds how long a peer waits
  * once nobody here polls. */
