@@ -142,7 +142,7 @@ typedef struct rmaib_config {
     const char *ofi_provider; /* RMAIB_OFI_PROVIDER: NULL = the best available */
     int async_progress;     /* RMAIB_ASYNC_PROGRESS: -1 auto, 0 off, 1 on */
     int ofi_mr_local;       /* RMAIB_OFI_MR_LOCAL: behave as if the provider wanted FI_MR_LOCAL */
-    int ofi_provider_ctrl_atomics; /* RMAIB_OFI_CTRL_ATOMICS=provider: not target-executed */
+    int ofi_provider_atomics; /* RMAIB_OFI_ATOMICS=provider: not target-executed */
 } rmaib_config_t;
 
 extern rmaib_config_t rmaib_config;

@@ -42,12 +42,12 @@ int rmaib_init(void)
     const char *prov = getenv("RMAIB_OFI_PROVIDER");
     rmaib_config.ofi_provider = prov && *prov ? prov : NULL;
     rmaib_config.ofi_mr_local = env_int("RMAIB_OFI_MR_LOCAL", 0);
-    const char *ca = getenv("RMAIB_OFI_CTRL_ATOMICS");
+    const char *ca = getenv("RMAIB_OFI_ATOMICS");
     if (ca && *ca && strcmp(ca, "auto") && strcmp(ca, "provider")) {
-        rmaib_host_say("RMAIB_OFI_CTRL_ATOMICS=%s is not one of auto, provider", ca);
+        rmaib_host_say("RMAIB_OFI_ATOMICS=%s is not one of auto, provider", ca);
         return RMAIB_ERR_ARG;
     }
-    rmaib_config.ofi_provider_ctrl_atomics = ca && strcmp(ca, "provider") == 0;
+    rmaib_config.ofi_provider_atomics = ca && strcmp(ca, "provider") == 0;
     ncpus = sysconf(_SC_NPROCESSORS_ONLN);
     rmaib_note_host_ranks(env_int("MPI_LOCALNRANKS", 0));                /* MPICH's Hydra */
     rmaib_note_host_ranks(env_int("OMPI_COMM_WORLD_LOCAL_SIZE", 0));     /* Open MPI */

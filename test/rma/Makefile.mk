@@ -59,6 +59,7 @@ EXTRA_DIST += test/rma/common_b.h
 rma_tests += test/rma/acc_all_type_op_pairs
 rma_tests += test/rma/acc_derived_types
 rma_tests += test/rma/acc_errors
+rma_tests += test/rma/acc_fop_concurrent
 rma_tests += test/rma/acc_ordering
 rma_tests += test/rma/acc_overlapping_ranges
 rma_tests += test/rma/acc_ticket_lock

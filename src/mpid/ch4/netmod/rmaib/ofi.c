@@ -36,15 +36,17 @@
  * elements of at most 8 bytes: so one element never sees both a native and a locked
  * access.  The table is built once per endpoint with fi_*atomicvalid.
  *
- * Target-executed control atomics.  Where the provider progresses in software and
- * applies atomics with the target's CPU anyway (tcp;ofi_rxm), control-word atomics
- * skip its atomic protocol: the origin injects a 32-byte request into a slot of the
- * target window's mailbox with fi_inject_writedata, the target's reaper applies it
- * to the word with a CPU atomic and injects the old value back the same way.  A
- * release nobody waits for (an unlock) is one message with no answer at all, where
- * rxm answers every atomic, so lock+unlock costs one round trip and a message, not
- * two round trips.  One reaper at a time (reap_lock) keeps one origin's requests in
- * the order it sent them.  RMAIB_OFI_CTRL_ATOMICS=provider keeps rxm's atomics.
+ * Target-executed atomics.  Where the provider progresses in software and applies
+ * atomics with the target's CPU anyway (tcp;ofi_rxm), control-word atomics skip its
+ * atomic protocol: the origin injects a 32-byte request into a slot of the target
+ * window's mailbox with fi_inject_writedata, the target's reaper applies it to the
+ * word with a CPU atomic and injects the old value back the same way.  A release
+ * nobody waits for (an unlock) is one message with no answer at all, where rxm
+ * answers every atomic, so lock+unlock costs one round trip and a message, not two
+ * round trips.  One fetched element of window data (fetch-and-op, compare-and-swap)
+ * goes the same way: rxm's atomic round trip costs 2-3 us more than two injected
+ * writes.  One reaper at a time (reap_lock) keeps one origin's requests in the
+ * order it sent them.  RMAIB_OFI_ATOMICS=provider keeps rxm's atomics.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -66,6 +68,7 @@
 #include "rmaib_host.h"
 #include "ofi.h"
 #include "../../../../rma/reduce.h"
+#include "../../../../rma/atomic_cpu.h"
 
 #define OFI_NAME_MAX 256
 #define POOL_BYTES (8u << 20)       /* bounce ring */
@@ -105,11 +108,17 @@ typedef struct ofi_ktab {
 #define AMO_SLOTS 16            /* requests one origin may have in a target's mailbox */
 #define AMO_MAX_WINS 4096       /* windows with a mailbox in one process at once */
 
-/* A request in a target's mailbox: rmaib_cpu_ctrl_atomic's arguments. */
+/* A request in a target's mailbox: a control word's offset and rmaib_cpu_ctrl_atomic's
+ * arguments, or one element of window data (op says which, below). */
 typedef struct amo_req {
     uint64_t off, operand, compare;
     uint32_t op, pad;
 } amo_req_t;
+
+/* amo_req_t.op: an rmaib_aop_t on a control word; AMO_DATA_OP | basic << 8 | rmaib_op_t,
+ * rmaib_cpu_atomic on an element of window data (operand and result in the low bytes);
+ * AMO_DATA_CAS | size << 8, rmaib_cpu_cas on one. */
+enum { AMO_DATA_OP = 1u << 16, AMO_DATA_CAS = 2u << 16 };
 
 /* An origin's record of a request in a slot.  A one-way request holds its slot
  * until an answered request sent after it comes back: the target served it by then. */
@@ -152,6 +161,8 @@ typedef struct ofi_win {
     int rank, nranks;
     char *ctrl;                 /* our control block, size ctrl_size */
     size_t ctrl_size;
+    char *data;                 /* our window memory, for mailbox data atomics; */
+    size_t data_size;           /* 0 where there are none (dynamic windows) */
     ofi_ktab_t *ktab;           /* dynamic: own table, registered */
     struct fid_mr *attach_mr[RMAIB_MAX_ATTACH];
     ofi_peer_t peers[];
@@ -406,6 +417,15 @@ static int wait_for(ofi_waiter_t *wt)
     return atomic_load_explicit(&wt->err, memory_order_relaxed) ? RMAIB_ERR_TRANSPORT : RMAIB_OK;
 }
 
+/* Make a provider call into r, polling while it says -FI_EAGAIN (its queue is
+ * full until completions are read, or a connection is still being set up). */
+#define RETRY(r, call)                                                          \
+    do {                                                                        \
+        RMAIB_BACKOFF(rbo_);                                                    \
+        while (((r) = (call)) == -FI_EAGAIN)                                    \
+            rmaib_backoff(&rbo_);                                               \
+    } while (0)
+
 /* Post with a provider call into r, draining the CQ while the queue is full; a
  * posted operation counts as outstanding until its completion is read. */
 #define POST(r, call)                                                           \
@@ -414,8 +434,7 @@ static int wait_for(ofi_waiter_t *wt)
         while (atomic_load_explicit(&ofi.outstanding, memory_order_relaxed)     \
                >= CQ_SIZE / 2)                                                  \
             rmaib_backoff(&bo_);                                                \
-        while (((r) = (call)) == -FI_EAGAIN)                                    \
-            rmaib_backoff(&bo_);                                                \
+        RETRY(r, call);                                                         \
         if ((r) == 0)                                                           \
             atomic_fetch_add_explicit(&ofi.outstanding, 1, memory_order_relaxed); \
     } while (0)
@@ -732,7 +751,7 @@ static int try_provider(const char *prov)
     ofi.have_write = valid64(0, FI_ATOMIC_WRITE);
     ofi.have_swap = valid64(1, FI_ATOMIC_WRITE);
     build_atomic_table();
-    ofi.amo = ofi.manual && software_atomics(info) && !rmaib_config.ofi_provider_ctrl_atomics
+    ofi.amo = ofi.manual && software_atomics(info) && !rmaib_config.ofi_provider_atomics
         && info->domain_attr->cq_data_size >= sizeof(uint64_t)
         && ofi.inject_size >= sizeof(amo_req_t);
 
@@ -1004,6 +1023,10 @@ static int ofi_win_init(rmaib_win_t *w)
         o->nranks = p;
         o->ctrl = (char *) w->my_ctrl;
         o->ctrl_size = rmaib_ctrl_size(p);
+        if (w->flavor != RMAIB_FLAVOR_DYNAMIC) {
+            o->data = w->base;
+            o->data_size = w->size;
+        }
         for (int r = 0; r < p; r++)
             pthread_mutex_init(&o->peers[r].amo_lock, NULL);
     }
@@ -1708,16 +1731,35 @@ static void amo_answer(ofi_win_t *o, int origin, int slot, uint64_t value)
     amo_queue[amo_nqueued++] = a;
 }
 
+/* The element of window data a data request names, checked as the origin's
+ * acc_native did (size-aligned, inside the window), or NULL. */
+static char *amo_element(const ofi_win_t *o, uint64_t off, size_t size)
+{
+    if (size == 0 || off > o->data_size || size > o->data_size - off
+        || (uintptr_t) (o->data + off) % size != 0)
+        return NULL;
+    return o->data + off;
+}
+
 static void amo_serve(ofi_win_t *o, int origin, int slot, int one_way)
 {
     const amo_req_t *q = (const amo_req_t *) (o->box + ((size_t) origin * AMO_SLOTS
                                                          + (size_t) slot) * sizeof *q);
+    uint32_t kind = q->op & ~0xffffu, arg = q->op >> 8 & 0xff, op = q->op & 0xff;
     uint64_t old = 0;
-    if (q->off % sizeof(uint64_t) == 0 && q->off + sizeof(uint64_t) <= o->ctrl_size
-        && q->op <= RMAIB_AOP_CAS)
+    char *e;
+    if (kind == 0 && q->op <= RMAIB_AOP_CAS && q->off % sizeof(uint64_t) == 0
+        && q->off + sizeof(uint64_t) <= o->ctrl_size)
         old = rmaib_cpu_ctrl_atomic(o->ctrl + q->off, (rmaib_aop_t) q->op, q->operand, q->compare);
+    else if (kind == AMO_DATA_OP && arg < RMAIB_BASIC_COUNT
+             && rmaib_cpu_atomic_supported((rmaib_basic_t) arg, (rmaib_op_t) op)
+             && (e = amo_element(o, q->off, rmaib_basic_size((rmaib_basic_t) arg))))
+        rmaib_cpu_atomic((rmaib_basic_t) arg, (rmaib_op_t) op, e, &q->operand, &old);
+    else if (kind == AMO_DATA_CAS && op == 0 && (arg == 1 || arg == 2 || arg == 4 || arg == 8)
+             && (e = amo_element(o, q->off, arg)))
+        rmaib_cpu_cas(arg, e, &q->compare, &q->operand, &old);
     else if (!atomic_exchange(&ofi.said_error, 1))
-        rmaib_host_say("rmaib: malformed control atomic from rank %d (offset %llu, op %u)",
+        rmaib_host_say("rmaib: malformed mailbox atomic from rank %d (offset %llu, op %#x)",
                        origin, (unsigned long long) q->off, q->op);
     if (!one_way)
         amo_answer(o, origin, slot, old);
@@ -1768,7 +1810,7 @@ static void amo_incoming(uint64_t data)
 /* Send one request; wt NULL makes it one-way, which needs two slots left over for
  * the answered requests that free it (else AMO_FULL).  An answered request waits
  * for a free slot; its waiter's pending count already includes it. */
-static int amo_issue(ofi_win_t *o, int peer, size_t off, rmaib_aop_t op, uint64_t operand,
+static int amo_issue(ofi_win_t *o, int peer, uint64_t off, uint32_t op, uint64_t operand,
                      uint64_t compare, uint64_t *result, ofi_waiter_t *wt)
 {
     ofi_peer_t *p = &o->peers[peer];
@@ -1789,13 +1831,11 @@ static int amo_issue(ofi_win_t *o, int peer, size_t off, rmaib_aop_t op, uint64_
             return AMO_FULL;
         rmaib_backoff(&bo);
     }
-    amo_req_t q = { off, operand, compare, (uint32_t) op, 0 };
+    amo_req_t q = { off, operand, compare, op, 0 };
     uint64_t raddr = p->box_raddr + ((uint64_t) o->rank * AMO_SLOTS + (uint64_t) slot) * sizeof q;
     uint64_t data = amo_data(wt ? AMO_REQUEST : AMO_ONE_WAY, p->box_wid, o->rank, slot);
     ssize_t r;
-    while ((r = fi_inject_writedata(ofi.ep, &q, sizeof q, data, p->addr, raddr, p->box_key))
-           == -FI_EAGAIN)
-        rmaib_backoff(&bo);
+    RETRY(r, fi_inject_writedata(ofi.ep, &q, sizeof q, data, p->addr, raddr, p->box_key));
     if (r != 0) {
         pthread_mutex_lock(&p->amo_lock);
         p->amo_busy &= ~(1u << slot);
@@ -1805,7 +1845,7 @@ static int amo_issue(ofi_win_t *o, int peer, size_t off, rmaib_aop_t op, uint64_
     return RMAIB_OK;
 }
 
-static int amo_blocking(ofi_win_t *o, int peer, size_t off, rmaib_aop_t op, uint64_t operand,
+static int amo_blocking(ofi_win_t *o, int peer, uint64_t off, uint32_t op, uint64_t operand,
                         uint64_t compare, uint64_t *result)
 {
     ofi_waiter_t wt = { 1, 0 };
@@ -1972,10 +2012,8 @@ static int ofi_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_t value)
             return rc;
     }
     if (ofi.inject_size >= sizeof value) {
-        RMAIB_BACKOFF(bo);
-        while ((r = fi_inject_write(ofi.ep, &value, sizeof value, p->addr, p->ctrl_raddr + off,
-                                    p->ctrl_key)) == -FI_EAGAIN)
-            rmaib_backoff(&bo);
+        RETRY(r, fi_inject_write(ofi.ep, &value, sizeof value, p->addr, p->ctrl_raddr + off,
+                                 p->ctrl_key));
         return r == 0 ? RMAIB_OK : post_failed("store", r);
     }
     pool_blk_t *b = pool_alloc(sizeof value, (ofi_peer_t *) ((uintptr_t) p | 1));
@@ -2022,6 +2060,22 @@ static int ofi_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_
         rc = data_target(w, p, roff, n * es, &raddr, &key);
     if (rc != RMAIB_OK)
         return rc;
+    /* One fetched element by the target's CPU: an answered request costs what a
+     * provider's atomic does at most, and rxm's over tcp costs more (see the top).
+     * rxm applies its atomics with the same CPU atomics (libfabric's __atomic
+     * handlers), so elements it updates stay atomic with these; and a request waits
+     * for its answer, so nothing sent later overtakes it. */
+    ofi_win_t *o = w->ofi;
+    if (o->amo && fetch && n == 1 && w->flavor != RMAIB_FLAVOR_DYNAMIC
+        && rmaib_cpu_atomic_supported(b, op)) {
+        uint64_t in = 0, old = 0;
+        if (operand)
+            memcpy(&in, operand, es);
+        rc = amo_blocking(o, peer, roff, AMO_DATA_OP | (uint32_t) b << 8 | (uint32_t) op, in, 0,
+                          &old);
+        memcpy(fetch, &old, es);
+        return rc;
+    }
     size_t lim = fetch ? ofi.count_f[b] : ofi.count_nf[b];
     if (lim > POOL_MAX / 3 / es)
         lim = POOL_MAX / 3 / es;
@@ -2052,6 +2106,15 @@ static int ofi_data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
         rc = data_target(w, p, roff, size, &raddr, &key);
     if (rc != RMAIB_OK)
         return rc;
+    ofi_win_t *o = w->ofi;
+    if (o->amo && w->flavor != RMAIB_FLAVOR_DYNAMIC) {     /* as ofi_data_atomic */
+        uint64_t sw = 0, cmp = 0, old = 0;
+        memcpy(&sw, swap, size);
+        memcpy(&cmp, compare, size);
+        rc = amo_blocking(o, peer, roff, AMO_DATA_CAS | (uint32_t) size << 8, sw, cmp, &old);
+        memcpy(result, &old, size);
+        return rc;
+    }
     return atomic_blocking(p, AT_COMPARE, raddr, key, uint_of_size(size), FI_CSWAP, size, 1, swap,
                            compare, result);
 }
