@@ -381,16 +381,33 @@ int rmaib_ofi_progress_wait(int timeout_ms)
     return n;
 }
 
+/* Is the core provider (the first of "tcp;ofi_rxm") one of names? */
+static int core_provider_in(const struct fi_info *info, const char *const *names, size_t count)
+{
+    const char *name = info->fabric_attr->prov_name;
+    size_t n = strcspn(name, ";");
+    for (size_t i = 0; i < count; i++)
+        if (strlen(names[i]) == n && !strncmp(name, names[i], n))
+            return 1;
+    return 0;
+}
+
 static int software_atomics(const struct fi_info *info)
 {
     static const char *const software[] = { "tcp", "sockets", "udp", "shm" };
-    /* "tcp;ofi_rxm": the core provider comes first */
-    const char *name = info->fabric_attr->prov_name;
-    size_t n = strcspn(name, ";");
-    for (size_t i = 0; i < sizeof software / sizeof software[0]; i++)
-        if (strlen(software[i]) == n && !strncmp(name, software[i], n))
-            return 1;
-    return 0;
+    return core_provider_in(info, software, sizeof software / sizeof software[0]);
+}
+
+/* Writes to a peer land in the order posted, whatever their size, where the CPU
+ * places them as it reads them off the one stream connection to that peer.
+ * tcp;ofi_rxm reports max_order_waw_size 0 with FI_ORDER_RMA_WAW set: that size
+ * bounds the ordering of overlapping bytes on hardware, not the order in which a
+ * stream places whole writes.  Taking it at its word cost a PSCW complete or a
+ * fence flag after a put a whole round trip (a flush) over tcp. */
+static int stream_placed(const struct fi_info *info)
+{
+    static const char *const stream[] = { "tcp", "sockets" };
+    return core_provider_in(info, stream, sizeof stream / sizeof stream[0]);
 }
 
 int rmaib_ofi_atomics_on_cpu(void)
@@ -702,7 +719,8 @@ static int try_provider(const char *prov)
     uint64_t order = info->tx_attr->msg_order & info->rx_attr->msg_order;
     ofi.atomic_ordered = (order & (FI_ORDER_ATOMIC_RAW | FI_ORDER_ATOMIC_WAW))
         == (FI_ORDER_ATOMIC_RAW | FI_ORDER_ATOMIC_WAW);
-    ofi.waw_size = order & (FI_ORDER_RMA_WAW | FI_ORDER_WAW) ? info->ep_attr->max_order_waw_size : 0;
+    ofi.waw_size = !(order & (FI_ORDER_RMA_WAW | FI_ORDER_WAW)) ? 0
+        : stream_placed(info) ? SIZE_MAX : info->ep_attr->max_order_waw_size;
     if (!dc && !(order & (FI_ORDER_RMA_RAW | FI_ORDER_RAW)))
         return fail("neither FI_DELIVERY_COMPLETE nor read-after-write ordering");
     ofi.thread = want_thread(info);
