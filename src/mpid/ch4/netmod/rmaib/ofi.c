@@ -402,8 +402,8 @@ static int software_atomics(const struct fi_info *info)
  * places them as it reads them off the one stream connection to that peer.
  * tcp;ofi_rxm reports max_order_waw_size 0 with FI_ORDER_RMA_WAW set: that size
  * bounds the ordering of overlapping bytes on hardware, not the order in which a
- * stream places whole writes.  Taking it at its word cost a PSCW complete or a
- * fence flag after a put a whole round trip (a flush) over tcp. */
+ * stream places whole writes.  Taking it at its word cost every PSCW complete
+ * after a put a whole round trip (ofi_ctrl_store flushed the put first). */
 static int stream_placed(const struct fi_info *info)
 {
     static const char *const stream[] = { "tcp", "sockets" };
