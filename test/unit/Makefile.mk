@@ -17,6 +17,15 @@ test_unit_reduce_kernels_SOURCES = test/unit/reduce_kernels.c \
 test_unit_reduce_kernels_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/include
 test_unit_reduce_kernels_LDADD = -lpthread
 
+unit_tests += test/unit/mailbox
+
+# The ofi backend's mailbox requests: application, refusals, slot choice (no provider).
+test_unit_mailbox_SOURCES = test/unit/mailbox.c \
+	src/mpid/ch4/netmod/rmaib/mailbox.c src/mpid/ch4/netmod/rmaib/mailbox.h \
+	src/rma/reduce.c src/rma/reduce.h src/rma/atomic_cpu.c src/rma/atomic_cpu.h
+test_unit_mailbox_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/include
+test_unit_mailbox_LDADD = -lpthread
+
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 EXTRA_DIST += test/unit/testlist

@@ -9,6 +9,8 @@ if RMAIB_HAVE_OFI
 librmaib_mpi_la_SOURCES += \
 	src/mpid/ch4/netmod/rmaib/ofi.h \
 	src/mpid/ch4/netmod/rmaib/ofi.c \
+	src/mpid/ch4/netmod/rmaib/mailbox.h \
+	src/mpid/ch4/netmod/rmaib/mailbox.c \
 	src/mpid/ch4/netmod/rmaib/progress_thread.c
 AM_CPPFLAGS += $(OFI_CFLAGS)
 librmaib_mpi_la_LIBADD += $(OFI_LIBS)
@@ -16,5 +18,7 @@ else
 EXTRA_DIST += \
 	src/mpid/ch4/netmod/rmaib/ofi.h \
 	src/mpid/ch4/netmod/rmaib/ofi.c \
+	src/mpid/ch4/netmod/rmaib/mailbox.h \
+	src/mpid/ch4/netmod/rmaib/mailbox.c \
 	src/mpid/ch4/netmod/rmaib/progress_thread.c
 endif

@@ -46,7 +46,9 @@
  * round trips.  One fetched element of window data (fetch-and-op, compare-and-swap)
  * goes the same way: rxm's atomic round trip costs 2-3 us more than two injected
  * writes.  One reaper at a time (reap_lock) keeps one origin's requests in the
- * order it sent them.  RMAIB_OFI_ATOMICS=provider keeps rxm's atomics.
+ * order it sent them.  The request's format, its checks and the slot choice are
+ * mailbox.c's; a request it refuses gets an AMO_REFUSED answer, and the origin's
+ * call fails.  RMAIB_OFI_ATOMICS=provider keeps rxm's atomics.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -67,6 +69,7 @@
 #include "rmaib_win.h"
 #include "rmaib_host.h"
 #include "ofi.h"
+#include "mailbox.h"
 #include "../../../../rma/reduce.h"
 #include "../../../../rma/atomic_cpu.h"
 
@@ -105,20 +108,7 @@ typedef struct ofi_ktab {
     ofi_ktab_entry_t e[RMAIB_MAX_ATTACH];
 } ofi_ktab_t;
 
-#define AMO_SLOTS 16            /* requests one origin may have in a target's mailbox */
 #define AMO_MAX_WINS 4096       /* windows with a mailbox in one process at once */
-
-/* A request in a target's mailbox: a control word's offset and rmaib_cpu_ctrl_atomic's
- * arguments, or one element of window data (op says which, below). */
-typedef struct amo_req {
-    uint64_t off, operand, compare;
-    uint32_t op, pad;
-} amo_req_t;
-
-/* amo_req_t.op: an rmaib_aop_t on a control word; AMO_DATA_OP | basic << 8 | rmaib_op_t,
- * rmaib_cpu_atomic on an element of window data (operand and result in the low bytes);
- * AMO_DATA_CAS | size << 8, rmaib_cpu_cas on one. */
-enum { AMO_DATA_OP = 1u << 16, AMO_DATA_CAS = 2u << 16 };
 
 /* An origin's record of a request in a slot.  A one-way request holds its slot
  * until an answered request sent after it comes back: the target served it by then. */
@@ -148,13 +138,13 @@ typedef struct ofi_peer {
     pthread_mutex_t amo_lock;           /* the slots below: the caller's and the reaper's */
     uint32_t amo_busy;                  /* bit s: slot s in use */
     uint64_t amo_seq;
-    amo_slot_t amo[AMO_SLOTS];
+    amo_slot_t amo[RMAIB_AMO_SLOTS];
 } ofi_peer_t;
 
 typedef struct ofi_win {
     struct fid_mr *data_mr, *ctrl_mr, *ktab_mr, *box_mr;
-    /* Mailbox: requests from each origin [nranks][AMO_SLOTS], then answers from
-     * each target [nranks][AMO_SLOTS] of 8 bytes. */
+    /* Mailbox: requests from each origin [nranks][RMAIB_AMO_SLOTS], then answers from
+     * each target [nranks][RMAIB_AMO_SLOTS] of 8 bytes. */
     char *box;
     uint32_t wid;               /* index in amo_wins, + 1; 0: no mailbox */
     int amo;                    /* every rank has one: control atomics go through them */
@@ -771,7 +761,7 @@ static int try_provider(const char *prov)
     build_atomic_table();
     ofi.amo = ofi.manual && software_atomics(info) && !rmaib_config.ofi_provider_atomics
         && info->domain_attr->cq_data_size >= sizeof(uint64_t)
-        && ofi.inject_size >= sizeof(amo_req_t);
+        && ofi.inject_size >= sizeof(rmaib_amo_req_t);
 
     if (posix_memalign((void **) &ofi.pool, 4096, POOL_BYTES) != 0) {
         ofi.pool = NULL;
@@ -1080,7 +1070,7 @@ static int ofi_win_init(rmaib_win_t *w)
     /* The mailbox; a process out of window numbers goes without, and so then does
      * the whole window. */
     if (mine.status == RMAIB_OK && ofi.amo) {
-        size_t bytes = (size_t) p * AMO_SLOTS * (sizeof(amo_req_t) + sizeof(uint64_t));
+        size_t bytes = (size_t) p * RMAIB_AMO_SLOTS * (sizeof(rmaib_amo_req_t) + sizeof(uint64_t));
         bytes = (bytes + 4095) & ~(size_t) 4095;
         if (posix_memalign((void **) &o->box, 4096, bytes) != 0) {
             o->box = NULL;
@@ -1681,7 +1671,7 @@ static int ctrl64(ofi_peer_t *p, size_t off, int kind, enum fi_op op, uint64_t o
 
 /* ---------------------------------------------------------------- target-executed control atomics */
 
-enum { AMO_REQUEST = 1, AMO_ONE_WAY = 2, AMO_ANSWER = 3 };
+enum { AMO_REFUSED = 0, AMO_REQUEST = 1, AMO_ONE_WAY = 2, AMO_ANSWER = 3 };
 enum { AMO_FULL = 1 };          /* amo_issue: no slot may go to a one-way request now */
 
 /* The remote CQ data of a mailbox message: kind, the receiver's number for the
@@ -1694,7 +1684,7 @@ static uint64_t amo_data(unsigned kind, uint32_t wid, int rank, int slot)
 
 static size_t amo_answers_off(const ofi_win_t *o)
 {
-    return (size_t) o->nranks * AMO_SLOTS * sizeof(amo_req_t);
+    return (size_t) o->nranks * RMAIB_AMO_SLOTS * sizeof(rmaib_amo_req_t);
 }
 
 /* Answers the provider would not take yet (-FI_EAGAIN), sent by the next reaper;
@@ -1728,12 +1718,12 @@ static void amo_resend(void)
     }
 }
 
-static void amo_answer(ofi_win_t *o, int origin, int slot, uint64_t value)
+static void amo_answer(ofi_win_t *o, int origin, int slot, unsigned kind, uint64_t value)
 {
     ofi_peer_t *p = &o->peers[origin];
-    amo_unsent_t a = { p->addr, p->box_raddr + amo_answers_off(o)
-                       + ((uint64_t) o->rank * AMO_SLOTS + (uint64_t) slot) * sizeof(uint64_t),
-                       p->box_key, amo_data(AMO_ANSWER, p->box_wid, o->rank, slot), value };
+    uint64_t at = ((uint64_t) o->rank * RMAIB_AMO_SLOTS + (uint64_t) slot) * sizeof(uint64_t);
+    amo_unsent_t a = { p->addr, p->box_raddr + amo_answers_off(o) + at, p->box_key,
+                       amo_data(kind, p->box_wid, o->rank, slot), value };
     if (amo_nqueued == 0 && amo_send_answer(&a))
         return;
     if (amo_nqueued == amo_queue_cap) {
@@ -1749,47 +1739,29 @@ static void amo_answer(ofi_win_t *o, int origin, int slot, uint64_t value)
     amo_queue[amo_nqueued++] = a;
 }
 
-/* The element of window data a data request names, checked as the origin's
- * acc_native did (size-aligned, inside the window), or NULL. */
-static char *amo_element(const ofi_win_t *o, uint64_t off, size_t size)
-{
-    if (size == 0 || off > o->data_size || size > o->data_size - off
-        || (uintptr_t) (o->data + off) % size != 0)
-        return NULL;
-    return o->data + off;
-}
-
+/* A malformed request is refused, not guessed at: the answer says so and the
+ * origin's call fails, rather than returning a value nobody computed. */
 static void amo_serve(ofi_win_t *o, int origin, int slot, int one_way)
 {
-    const amo_req_t *q = (const amo_req_t *) (o->box + ((size_t) origin * AMO_SLOTS
-                                                         + (size_t) slot) * sizeof *q);
-    uint32_t kind = q->op & ~0xffffu, arg = q->op >> 8 & 0xff, op = q->op & 0xff;
-    uint64_t old = 0;
-    char *e;
-    if (kind == 0 && q->op <= RMAIB_AOP_CAS && q->off % sizeof(uint64_t) == 0
-        && q->off + sizeof(uint64_t) <= o->ctrl_size)
-        old = rmaib_cpu_ctrl_atomic(o->ctrl + q->off, (rmaib_aop_t) q->op, q->operand, q->compare);
-    else if (kind == AMO_DATA_OP && arg < RMAIB_BASIC_COUNT
-             && rmaib_cpu_atomic_supported((rmaib_basic_t) arg, (rmaib_op_t) op)
-             && (e = amo_element(o, q->off, rmaib_basic_size((rmaib_basic_t) arg))))
-        rmaib_cpu_atomic((rmaib_basic_t) arg, (rmaib_op_t) op, e, &q->operand, &old);
-    else if (kind == AMO_DATA_CAS && op == 0 && (arg == 1 || arg == 2 || arg == 4 || arg == 8)
-             && (e = amo_element(o, q->off, arg)))
-        rmaib_cpu_cas(arg, e, &q->compare, &q->operand, &old);
-    else if (!atomic_exchange(&ofi.said_error, 1))
-        rmaib_host_say("rmaib: malformed mailbox atomic from rank %d (offset %llu, op %#x)",
-                       origin, (unsigned long long) q->off, q->op);
+    const rmaib_amo_req_t *q = (const rmaib_amo_req_t *) o->box
+        + (size_t) origin * RMAIB_AMO_SLOTS + (size_t) slot;
+    uint64_t old;
+    int rc = rmaib_amo_apply(q, o->ctrl, o->ctrl_size, o->data, o->data_size, &old);
+    if (rc != RMAIB_OK && !atomic_exchange(&ofi.said_error, 1))
+        rmaib_host_say("rmaib: refused a malformed mailbox atomic from rank %d "
+                       "(offset %llu, op %#x)", origin, (unsigned long long) q->off, q->op);
     if (!one_way)
-        amo_answer(o, origin, slot, old);
+        amo_answer(o, origin, slot, rc == RMAIB_OK ? AMO_ANSWER : AMO_REFUSED, old);
 }
 
-/* Our request in slot came back: hand the old value over, and free the slot and
- * every one-way slot sent before it (the target served those first). */
-static void amo_answered(ofi_win_t *o, int target, int slot)
+/* Our request in slot came back (refused: the target did not apply it): hand the
+ * old value over, and free the slot and every one-way slot sent before it (the
+ * target served those first). */
+static void amo_answered(ofi_win_t *o, int target, int slot, int refused)
 {
     ofi_peer_t *p = &o->peers[target];
     const uint64_t *ans = (const uint64_t *) (o->box + amo_answers_off(o))
-        + (size_t) target * AMO_SLOTS + (size_t) slot;
+        + (size_t) target * RMAIB_AMO_SLOTS + (size_t) slot;
     pthread_mutex_lock(&p->amo_lock);
     amo_slot_t *a = &p->amo[slot];
     ofi_waiter_t *wt = a->wt;
@@ -1797,9 +1769,11 @@ static void amo_answered(ofi_win_t *o, int target, int slot)
         pthread_mutex_unlock(&p->amo_lock);
         return;
     }
-    if (a->result)
+    if (refused)
+        atomic_store_explicit(&wt->err, 1, memory_order_relaxed);
+    else if (a->result)
         *a->result = *ans;
-    for (int i = 0; i < AMO_SLOTS; i++)
+    for (int i = 0; i < RMAIB_AMO_SLOTS; i++)
         if ((p->amo_busy >> i & 1) && (i == slot || (!p->amo[i].wt && p->amo[i].seq < a->seq)))
             p->amo_busy &= ~(1u << i);
     pthread_mutex_unlock(&p->amo_lock);
@@ -1813,14 +1787,14 @@ static void amo_incoming(uint64_t data)
     int slot = (int) (data & 0xff);
     ofi_win_t *o = wid >= 1 && wid <= AMO_MAX_WINS
         ? atomic_load_explicit(&amo_wins[wid - 1], memory_order_acquire) : NULL;
-    if (!o || rank >= (uint32_t) o->nranks || slot >= AMO_SLOTS) {
+    if (!o || rank >= (uint32_t) o->nranks || slot >= RMAIB_AMO_SLOTS) {
         if (!atomic_exchange(&ofi.said_error, 1))
             rmaib_host_say("rmaib: a mailbox message for no window (data %#llx)",
                            (unsigned long long) data);
         return;
     }
-    if (kind == AMO_ANSWER)
-        amo_answered(o, (int) rank, slot);
+    if (kind == AMO_ANSWER || kind == AMO_REFUSED)
+        amo_answered(o, (int) rank, slot, kind == AMO_REFUSED);
     else
         amo_serve(o, (int) rank, slot, kind == AMO_ONE_WAY);
 }
@@ -1836,9 +1810,8 @@ static int amo_issue(ofi_win_t *o, int peer, uint64_t off, uint32_t op, uint64_t
     RMAIB_BACKOFF(bo);
     for (;;) {
         pthread_mutex_lock(&p->amo_lock);
-        uint32_t avail = ~p->amo_busy & ((1u << AMO_SLOTS) - 1);
-        if (avail && (wt || __builtin_popcount(avail) > 2)) {
-            slot = __builtin_ctz(avail);
+        slot = rmaib_amo_pick_slot(p->amo_busy, wt != NULL);
+        if (slot >= 0) {
             p->amo_busy |= 1u << slot;
             p->amo[slot] = (amo_slot_t) { wt, result, ++p->amo_seq };
         }
@@ -1849,8 +1822,9 @@ static int amo_issue(ofi_win_t *o, int peer, uint64_t off, uint32_t op, uint64_t
             return AMO_FULL;
         rmaib_backoff(&bo);
     }
-    amo_req_t q = { off, operand, compare, op, 0 };
-    uint64_t raddr = p->box_raddr + ((uint64_t) o->rank * AMO_SLOTS + (uint64_t) slot) * sizeof q;
+    rmaib_amo_req_t q = { off, operand, compare, op, 0 };
+    uint64_t raddr = p->box_raddr
+        + ((uint64_t) o->rank * RMAIB_AMO_SLOTS + (uint64_t) slot) * sizeof q;
     uint64_t data = amo_data(wt ? AMO_REQUEST : AMO_ONE_WAY, p->box_wid, o->rank, slot);
     ssize_t r;
     RETRY(r, fi_inject_writedata(ofi.ep, &q, sizeof q, data, p->addr, raddr, p->box_key));
@@ -2089,7 +2063,7 @@ static int ofi_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_
         uint64_t in = 0, old = 0;
         if (operand)
             memcpy(&in, operand, es);
-        rc = amo_blocking(o, peer, roff, AMO_DATA_OP | (uint32_t) b << 8 | (uint32_t) op, in, 0,
+        rc = amo_blocking(o, peer, roff, rmaib_amo_data_op(b, op), in, 0,
                           &old);
         memcpy(fetch, &old, es);
         return rc;
@@ -2129,7 +2103,7 @@ static int ofi_data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
         uint64_t sw = 0, cmp = 0, old = 0;
         memcpy(&sw, swap, size);
         memcpy(&cmp, compare, size);
-        rc = amo_blocking(o, peer, roff, AMO_DATA_CAS | (uint32_t) size << 8, sw, cmp, &old);
+        rc = amo_blocking(o, peer, roff, rmaib_amo_data_cas(size), sw, cmp, &old);
         memcpy(result, &old, size);
         return rc;
     }

@@ -1,0 +1,49 @@
+/*
+ * The mailbox request: checks and application (see mailbox.h).
+ */
+#include "mailbox.h"
+#include "rmaib_win.h"
+#include "../../../../rma/atomic_cpu.h"
+
+/* The element of window data a request names, checked as the origin's
+ * ofi_data_atomic did (inside the window, aligned to its size), or NULL. */
+static char *data_element(char *data, size_t data_size, uint64_t off, size_t size)
+{
+    if (size == 0 || off > data_size || size > data_size - off
+        || (uintptr_t) (data + off) % size != 0)
+        return NULL;
+    return data + off;
+}
+
+int rmaib_amo_apply(const rmaib_amo_req_t *q, char *ctrl, size_t ctrl_size, char *data,
+                    size_t data_size, uint64_t *old)
+{
+    uint32_t kind = q->op & ~0xffffu, arg = q->op >> 8 & 0xff, op = q->op & 0xff;
+    char *e;
+    *old = 0;
+    if (kind == 0 && q->op <= RMAIB_AOP_CAS && q->off % sizeof(uint64_t) == 0
+        && q->off <= ctrl_size && ctrl_size - q->off >= sizeof(uint64_t)) {
+        *old = rmaib_cpu_ctrl_atomic(ctrl + q->off, (rmaib_aop_t) q->op, q->operand, q->compare);
+        return RMAIB_OK;
+    }
+    if (kind == RMAIB_AMO_DATA_OP
+        && rmaib_cpu_atomic_supported((rmaib_basic_t) arg, (rmaib_op_t) op)
+        && (e = data_element(data, data_size, q->off, rmaib_basic_size((rmaib_basic_t) arg)))) {
+        rmaib_cpu_atomic((rmaib_basic_t) arg, (rmaib_op_t) op, e, &q->operand, old);
+        return RMAIB_OK;
+    }
+    if (kind == RMAIB_AMO_DATA_CAS && op == 0 && (arg == 1 || arg == 2 || arg == 4 || arg == 8)
+        && (e = data_element(data, data_size, q->off, arg))) {
+        rmaib_cpu_cas(arg, e, &q->compare, &q->operand, old);
+        return RMAIB_OK;
+    }
+    return RMAIB_ERR_ARG;
+}
+
+int rmaib_amo_pick_slot(uint32_t busy, int answered)
+{
+    uint32_t avail = ~busy & ((1u << RMAIB_AMO_SLOTS) - 1);
+    if (!avail || (!answered && __builtin_popcount(avail) <= 2))
+        return -1;
+    return __builtin_ctz(avail);
+}

@@ -1,0 +1,218 @@
+/*
+ * The ofi backend's mailbox (src/mpid/ch4/netmod/rmaib/mailbox.c), without MPI or a
+ * provider.  Checks that
+ *   - every control-word op and the data ops and CASes an origin sends are applied
+ *     to the right bytes, with the old value returned;
+ *   - every malformed request (unknown kind or op, a type/op pair the CPU does not
+ *     do atomically, a bad CAS size, an element outside the memory, straddling its
+ *     end, past it by an offset that would wrap, or not aligned) is refused with
+ *     RMAIB_ERR_ARG and touches no byte, leaving old 0;
+ *   - the slot choice leaves two slots to answered requests: one-way requests alone
+ *     take at most 14 of 16, after which the origin must send an answered request
+ *     (ofi.c's AMO_FULL), and an answered request takes any free slot.
+ * Prints TAP.
+ */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include "../../src/mpid/ch4/netmod/rmaib/mailbox.h"
+#include "../../src/mpid/ch4/netmod/rmaib/transport.h"
+
+static int tap_n, tap_bad;
+
+static void tap(int cond, const char *fmt, ...)
+{
+    va_list ap;
+    printf("%s %d - ", cond ? "ok" : "not ok", ++tap_n);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    if (!cond)
+        tap_bad++;
+}
+
+enum { CTRL = 64, DATA = 64 };
+static _Alignas(16) char ctrl[CTRL], data[DATA];
+
+/* A data request: rmaib_amo_data_op(RMAIB_BASIC_type, RMAIB_OP_op). */
+#define OP(type, op) rmaib_amo_data_op(RMAIB_BASIC_##type, RMAIB_OP_##op)
+
+static rmaib_amo_req_t req(uint64_t off, uint64_t operand, uint64_t compare, uint32_t op)
+{
+    return (rmaib_amo_req_t){ off, operand, compare, op, 0 };
+}
+
+static void fill(void)
+{
+    for (int i = 0; i < CTRL; i++)
+        ctrl[i] = (char) (0x10 + i);
+    for (int i = 0; i < DATA; i++)
+        data[i] = (char) (0x80 + i);
+}
+
+static void set_word(char *p, uint64_t v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
+/* Apply q to a fresh ctrl/data; true when it succeeded, changed exactly the bytes
+ * [lo, lo + n) of mem (ctrl or data) and nothing else, and returned want_old. */
+static int applied(const char *what, rmaib_amo_req_t q, char *mem, size_t lo, size_t n,
+                   const void *want_new, uint64_t want_old)
+{
+    char before_c[CTRL], before_d[DATA];
+    memcpy(before_c, ctrl, CTRL);
+    memcpy(before_d, data, DATA);
+    uint64_t old = 12345;
+    int rc = rmaib_amo_apply(&q, ctrl, CTRL, data, DATA, &old);
+    memcpy((mem == ctrl ? before_c : before_d) + lo, want_new, n);
+    int ok = rc == RMAIB_OK && old == want_old && !memcmp(ctrl, before_c, CTRL) &&
+             !memcmp(data, before_d, DATA);
+    tap(ok, "%s: applied (rc %d, old %#llx, want %#llx)", what, rc, (unsigned long long) old,
+        (unsigned long long) want_old);
+    return ok;
+}
+
+/* q on ctrl[0, ctrl_size) and data[0, data_size), both inside the arrays. */
+static void refused_in(const char *what, rmaib_amo_req_t q, size_t ctrl_size, size_t data_size)
+{
+    char before_c[CTRL], before_d[DATA];
+    fill();
+    memcpy(before_c, ctrl, CTRL);
+    memcpy(before_d, data, DATA);
+    uint64_t old = 12345;
+    int rc = rmaib_amo_apply(&q, ctrl, ctrl_size, data, data_size, &old);
+    tap(rc == RMAIB_ERR_ARG && old == 0 && !memcmp(ctrl, before_c, CTRL) &&
+            !memcmp(data, before_d, DATA),
+        "%s: refused, nothing touched (rc %d, old %#llx)", what, rc, (unsigned long long) old);
+}
+
+static void refused(const char *what, rmaib_amo_req_t q)
+{
+    refused_in(what, q, CTRL, DATA);
+}
+
+static void control_words(void)
+{
+    fill();
+    uint64_t v = 0x1111, n;
+    set_word(ctrl + 16, v);
+    applied("ctrl READ", req(16, 7, 0, RMAIB_AOP_READ), ctrl, 16, 8, &v, v);
+    n = 42;
+    applied("ctrl WRITE", req(16, 42, 0, RMAIB_AOP_WRITE), ctrl, 16, 8, &n, 0);
+    n = 42 + 5;
+    applied("ctrl FADD", req(16, 5, 0, RMAIB_AOP_FADD), ctrl, 16, 8, &n, 42);
+    n = 9;
+    applied("ctrl SWAP", req(16, 9, 0, RMAIB_AOP_SWAP), ctrl, 16, 8, &n, 47);
+    n = 9;
+    applied("ctrl CAS, compare differs", req(16, 77, 8, RMAIB_AOP_CAS), ctrl, 16, 8, &n, 9);
+    n = 77;
+    applied("ctrl CAS, compare matches", req(16, 77, 9, RMAIB_AOP_CAS), ctrl, 16, 8, &n, 9);
+    set_word(ctrl + CTRL - 8, 0);
+    n = 3;
+    applied("ctrl FADD on the last word", req(CTRL - 8, 3, 0, RMAIB_AOP_FADD), ctrl, CTRL - 8, 8,
+            &n, 0);
+
+    refused("ctrl op past CAS", req(16, 1, 0, RMAIB_AOP_CAS + 1));
+    refused("ctrl op 0xffff", req(16, 1, 0, 0xffff));
+    refused("ctrl word not 8-aligned", req(12, 1, 0, RMAIB_AOP_FADD));
+    refused_in("ctrl word straddling the end", req(CTRL - 8, 1, 0, RMAIB_AOP_SWAP), CTRL - 4, DATA);
+    refused("ctrl word at the end", req(CTRL, 1, 0, RMAIB_AOP_WRITE));
+    refused("ctrl offset that wraps", req(UINT64_MAX - 7, 1, 0, RMAIB_AOP_FADD));
+}
+
+static void data_ops(void)
+{
+    fill();
+    int64_t i64 = -5, i64n = -5 + 1000;
+    memcpy(data + 8, &i64, 8);
+    applied("data INT64 SUM", req(8, 1000, 0, OP(INT64, SUM)), data, 8, 8, &i64n, (uint64_t) i64);
+    uint8_t b = (uint8_t) data[3], bn = (uint8_t) (b | 0x41);
+    applied("data UINT8 BOR", req(3, 0x41, 0, OP(UINT8, BOR)), data, 3, 1, &bn, b);
+    double d = 1.5, dn = 1.5 + 2.25, two = 2.25;
+    uint64_t dop;
+    memcpy(data + 16, &d, 8);
+    memcpy(&dop, &two, 8);
+    uint64_t dold;
+    memcpy(&dold, &d, 8);
+    applied("data DOUBLE SUM", req(16, dop, 0, OP(DOUBLE, SUM)), data, 16, 8, &dn, dold);
+    int32_t i32 = 7, i32n = 7;
+    memcpy(data + 28, &i32, 4);
+    applied("data INT32 NO_OP", req(28, 99, 0, OP(INT32, NO_OP)), data, 28, 4, &i32n, 7);
+    int16_t i16 = 3, i16n = 3 > -8 ? 3 : -8;
+    memcpy(data + DATA - 2, &i16, 2);
+    applied("data INT16 MAX on the last element", req(DATA - 2, (uint16_t) -8, 0, OP(INT16, MAX)),
+            data, DATA - 2, 2, &i16n, 3);
+
+    refused("data LONG_DOUBLE SUM (no CPU atomic)", req(0, 1, 0, OP(LONG_DOUBLE, SUM)));
+    refused("data DOUBLE BAND (invalid pair)", req(16, 1, 0, OP(DOUBLE, BAND)));
+    refused("data type NONE", req(8, 1, 0, OP(NONE, SUM)));
+    refused("data type 200", req(8, 1, 0, RMAIB_AMO_DATA_OP | 200u << 8 | RMAIB_OP_SUM));
+    refused("data op 0", req(8, 1, 0, RMAIB_AMO_DATA_OP | RMAIB_BASIC_INT64 << 8));
+    refused("data op 200", req(8, 1, 0, RMAIB_AMO_DATA_OP | RMAIB_BASIC_INT64 << 8 | 200));
+    refused("data INT64 not 8-aligned", req(4, 1, 0, OP(INT64, SUM)));
+    refused_in("data INT64 straddling the end", req(DATA - 8, 1, 0, OP(INT64, SUM)), CTRL,
+               DATA - 4);
+    refused("data UINT8 at the end", req(DATA, 1, 0, OP(UINT8, SUM)));
+    refused("data offset that wraps", req(UINT64_MAX - 3, 1, 0, OP(INT32, SUM)));
+}
+
+static void data_cas(void)
+{
+    static const size_t sizes[] = { 1, 2, 4, 8 };
+    for (int k = 0; k < 4; k++) {
+        size_t s = sizes[k], off = 24;
+        char what[64];
+        fill();
+        uint64_t cur = 0, sw = 0x0102030405060708ull & (s == 8 ? ~0ull : (1ull << (8 * s)) - 1);
+        memcpy(&cur, data + off, s);
+        snprintf(what, sizeof what, "data CAS of %zu bytes, compare differs", s);
+        applied(what, req(off, sw, cur ^ 1, rmaib_amo_data_cas(s)), data, off, s, data + off, cur);
+        snprintf(what, sizeof what, "data CAS of %zu bytes, compare matches", s);
+        applied(what, req(off, sw, cur, rmaib_amo_data_cas(s)), data, off, s, &sw, cur);
+    }
+    refused("data CAS of 3 bytes", req(0, 1, 0, rmaib_amo_data_cas(3)));
+    refused("data CAS of 16 bytes", req(0, 1, 0, rmaib_amo_data_cas(16)));
+    refused("data CAS with an op byte", req(0, 1, 0, rmaib_amo_data_cas(8) | 1));
+    refused("data CAS of 4 bytes not aligned", req(2, 1, 0, rmaib_amo_data_cas(4)));
+    refused_in("data CAS of 8 bytes straddling the end", req(DATA - 8, 1, 0, rmaib_amo_data_cas(8)),
+               CTRL, DATA - 4);
+    refused("unknown kind 3 << 16", req(0, 1, 0, 3u << 16 | 8u << 8));
+}
+
+static void slots(void)
+{
+    tap(rmaib_amo_pick_slot(0, 1) == 0 && rmaib_amo_pick_slot(0, 0) == 0, "empty mailbox: slot 0");
+    tap(rmaib_amo_pick_slot(0x5, 1) == 1 && rmaib_amo_pick_slot(0x5, 0) == 1,
+        "the lowest free slot");
+    uint32_t busy = 0;
+    int oneway = 0, s;
+    while ((s = rmaib_amo_pick_slot(busy, 0)) >= 0 && oneway <= RMAIB_AMO_SLOTS) {
+        busy |= 1u << s;
+        oneway++;
+    }
+    tap(oneway == RMAIB_AMO_SLOTS - 2, "one-way requests alone take %d slots (want %d)", oneway,
+        RMAIB_AMO_SLOTS - 2);
+    s = rmaib_amo_pick_slot(busy, 1);
+    tap(s >= 0 && !(busy >> s & 1), "an answered request still finds a slot (%d)", s);
+    busy |= 1u << s;
+    s = rmaib_amo_pick_slot(busy, 1);
+    tap(s >= 0 && !(busy >> s & 1), "and a second one (%d)", s);
+    busy |= 1u << s;
+    tap(rmaib_amo_pick_slot(busy, 1) == -1 && rmaib_amo_pick_slot(busy, 0) == -1,
+        "a full mailbox has no slot");
+    tap(rmaib_amo_pick_slot(0xfffffff0u, 0) == 0, "bits above the %d slots are ignored",
+        RMAIB_AMO_SLOTS);
+}
+
+int main(void)
+{
+    control_words();
+    data_ops();
+    data_cas();
+    slots();
+    printf("1..%d\n", tap_n);
+    return tap_bad != 0;
+}
