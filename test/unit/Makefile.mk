@@ -28,4 +28,4 @@ test_unit_mailbox_LDADD = -lpthread
 
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
-EXTRA_DIST += test/unit/testlist
+EXTRA_DIST += test/unit/testlist test/unit/unit_tap.h

@@ -18,20 +18,7 @@
 #include <string.h>
 #include "../../src/mpid/ch4/netmod/rmaib/mailbox.h"
 #include "../../src/mpid/ch4/netmod/rmaib/transport.h"
-
-static int tap_n, tap_bad;
-
-static void tap(int cond, const char *fmt, ...)
-{
-    va_list ap;
-    printf("%s %d - ", cond ? "ok" : "not ok", ++tap_n);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    putchar('\n');
-    if (!cond)
-        tap_bad++;
-}
+#include "unit_tap.h"
 
 enum { CTRL = 64, DATA = 64 };
 static _Alignas(16) char ctrl[CTRL], data[DATA];

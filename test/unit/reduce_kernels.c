@@ -21,20 +21,8 @@
 #include <string.h>
 #include "../../src/rma/reduce.h"
 #include "../../src/rma/atomic_cpu.h"
+#include "unit_tap.h"
 
-static int tap_n, tap_bad;
-
-static void tap(int cond, const char *fmt, ...)
-{
-    va_list ap;
-    printf("%s %d - ", cond ? "ok" : "not ok", ++tap_n);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    putchar('\n');
-    if (!cond)
-        tap_bad++;
-}
 
 static const char *const bname[RMAIB_BASIC_COUNT] = {
     "NONE", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64",
