@@ -11,7 +11,11 @@
  * An MPI whose locks are active messages served by the target's MPI calls (Debian's
  * MPICH ch4:ucx, for one) finishes the epochs only once the target is back in MPI and
  * fails the timing check; rmaib must pass it.
- * Runs: MPI_Win_allocate memory with both lock algorithms, MPI_Win_create memory.
+ * Runs: MPI_Win_allocate memory with both lock algorithms, MPI_Win_create memory;
+ * then a stream: each origin puts BULK_BLOCKS blocks of 64 KiB into its own part of
+ * the window, a flush after every BULK_PER_FLUSH, while the target computes, and the
+ * target checks every byte.  A progress thread serves that stream from sockets that
+ * stay readable between its wake-ups, where an unread-data guard must not stall it.
  */
 #include "common_b.h"
 
@@ -89,11 +93,73 @@ static void run(const char *alg, int create)
            tap_size - 1);
 }
 
+enum { BULK_BLOCK = 64 * 1024, BULK_BLOCKS = 16, BULK_PER_FLUSH = 4 };
+
+static unsigned char bulk_byte(int origin, size_t i)
+{
+    return (unsigned char) (origin * 37 + i * 7 + i / 251);
+}
+
+static void run_bulk(void)
+{
+    const int t = 0;
+    const size_t part = (size_t) BULK_BLOCK * BULK_BLOCKS;
+    unsigned char *base;
+    MPI_Win win;
+    MPI_Win_allocate((MPI_Aint) (part * (size_t) tap_size), 1, MPI_INFO_NULL, MPI_COMM_WORLD,
+                     &base, &win);
+    memset(base, 0, part * (size_t) tap_size);
+    unsigned char *src = malloc(part);
+    for (size_t i = 0; i < part; i++)
+        src[i] = bulk_byte(tap_rank, i);
+
+    double done = 0, stop = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (tap_rank == t) {
+        stop = b_compute(compute_secs);
+    } else {
+        MPI_Aint disp = (MPI_Aint) (part * (size_t) tap_rank);
+        B_OK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win), "MPI_Win_lock(SHARED)");
+        for (int b = 0; b < BULK_BLOCKS; b++) {
+            B_OK(MPI_Put(src + (size_t) b * BULK_BLOCK, BULK_BLOCK, MPI_BYTE, t,
+                         disp + (MPI_Aint) b * BULK_BLOCK, BULK_BLOCK, MPI_BYTE, win), "MPI_Put");
+            if (b % BULK_PER_FLUSH == BULK_PER_FLUSH - 1)
+                B_OK(MPI_Win_flush(t, win), "MPI_Win_flush");
+        }
+        B_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock");
+        done = b_now();
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Bcast(&stop, 1, MPI_DOUBLE, t, MPI_COMM_WORLD);
+    if (tap_rank != t)
+        TAP_CHECK(done < stop, "origin finished its %d KiB of puts %.3f s after the target "
+                  "stopped computing", (int) (part / 1024), done - stop);
+    if (tap_rank == t) {
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win);  /* the window's memory, synchronised */
+        for (int o = 1; o < tap_size; o++) {
+            const unsigned char *m = base + part * (size_t) o;
+            size_t bad = 0, first = part;
+            for (size_t i = 0; i < part; i++)
+                if (m[i] != bulk_byte(o, i) && bad++ == 0)
+                    first = i;
+            TAP_CHECK(bad == 0, "origin %d: %zu of %zu bytes wrong, the first at %zu (%u, "
+                      "expected %u)", o, bad, part, first, first < part ? m[first] : 0,
+                      first < part ? bulk_byte(o, first) : 0);
+        }
+        MPI_Win_unlock(t, win);
+    }
+    MPI_Win_free(&win);
+    free(src);
+    tap_ok("%d origins stream %d KiB each in 64 KiB puts while the target computes",
+           tap_size - 1, (int) (part / 1024));
+}
+
 int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
     run("tas", 0);
     run("mcs", 0);
     run("tas", 1);
+    run_bulk();
     return tap_done();
 }

@@ -11,7 +11,8 @@ librmaib_mpi_la_SOURCES += \
 	src/mpid/ch4/netmod/rmaib/ofi.c \
 	src/mpid/ch4/netmod/rmaib/mailbox.h \
 	src/mpid/ch4/netmod/rmaib/mailbox.c \
-	src/mpid/ch4/netmod/rmaib/progress_thread.c
+	src/mpid/ch4/netmod/rmaib/progress_thread.c \
+	src/mpid/ch4/netmod/rmaib/sock_wait.c
 AM_CPPFLAGS += $(OFI_CFLAGS)
 librmaib_mpi_la_LIBADD += $(OFI_LIBS)
 else
@@ -20,5 +21,6 @@ EXTRA_DIST += \
 	src/mpid/ch4/netmod/rmaib/ofi.c \
 	src/mpid/ch4/netmod/rmaib/mailbox.h \
 	src/mpid/ch4/netmod/rmaib/mailbox.c \
-	src/mpid/ch4/netmod/rmaib/progress_thread.c
+	src/mpid/ch4/netmod/rmaib/progress_thread.c \
+	src/mpid/ch4/netmod/rmaib/sock_wait.c
 endif

@@ -59,6 +59,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_atomic.h>
 #include <rdma/fi_cm.h>
@@ -194,6 +196,7 @@ static struct ofi_state {
     int atomic_ordered;         /* non-fetching atomics may stay outstanding */
     size_t waw_size;            /* writes up to this size land in the order posted */
     int cq_wait;                /* the CQ has a wait object: fi_cq_sread works */
+    int sock_wait;              /* the thread sleeps on tcp's sockets (sock_wait.c) */
     int amo;                    /* control-word atomics executed by the target (see top) */
     int thread;                 /* the progress thread runs */
     int manual;                 /* FI_PROGRESS_MANUAL: peers' requests move only when we poll */
@@ -351,6 +354,15 @@ int rmaib_ofi_progress_wait(int timeout_ms)
     if (pthread_mutex_trylock(&reap_lock) != 0)
         return 0;               /* someone else reads the CQ (and so holds the thread off) */
     int n = reap_locked();
+    if (n == 0 && ofi.sock_wait) {
+        /* Sleep with the lock held, as below; a poller's wake-up is the eventfd. */
+        if (rmaib_sock_wait(timeout_ms) > 0) {
+            n = reap_locked();
+            rmaib_sock_wait_reaped(n);
+        }
+        pthread_mutex_unlock(&reap_lock);
+        return n;
+    }
     if (n > 0 || !ofi.cq_wait) {
         pthread_mutex_unlock(&reap_lock);
         return n > 0 ? n : -1;
@@ -412,8 +424,47 @@ int rmaib_ofi_wants_polling(void)
 
 void rmaib_ofi_progress_wake(void)
 {
-    if (atomic_load(&ofi.up) && ofi.cq_wait)
+    if (!atomic_load(&ofi.up))
+        return;
+    if (ofi.sock_wait)
+        rmaib_sock_wait_wake();
+    else if (ofi.cq_wait)
         fi_cq_signal(ofi.cq);
+}
+
+static int same_inet(const struct sockaddr *sa, unsigned len, const char *name, size_t namelen)
+{
+    struct sockaddr_storage b;
+    if (namelen > sizeof b || namelen < sizeof(struct sockaddr_in))
+        return 0;
+    memcpy(&b, name, namelen);
+    if (sa->sa_family != b.ss_family)
+        return 0;
+    if (b.ss_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+        const struct sockaddr_in *x = (const struct sockaddr_in *) sa;
+        const struct sockaddr_in *y = (const struct sockaddr_in *) &b;
+        return x->sin_port == y->sin_port && x->sin_addr.s_addr == y->sin_addr.s_addr;
+    }
+    if (b.ss_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)
+        && namelen >= sizeof(struct sockaddr_in6)) {
+        const struct sockaddr_in6 *x = (const struct sockaddr_in6 *) sa;
+        const struct sockaddr_in6 *y = (const struct sockaddr_in6 *) &b;
+        return x->sin6_port == y->sin6_port
+            && !memcmp(&x->sin6_addr, &y->sin6_addr, sizeof x->sin6_addr);
+    }
+    return 0;
+}
+
+int rmaib_ofi_socket_is_ours(const struct sockaddr *sa, unsigned len, int local)
+{
+    if (local)
+        return same_inet(sa, len, ofi.name, ofi.namelen);
+    int ours = 0;
+    pthread_mutex_lock(&addr_lock);
+    for (size_t i = 0; i < ofi.naddrs && !ours; i++)
+        ours = same_inet(sa, len, ofi.addrs[i].name, ofi.addrs[i].len);
+    pthread_mutex_unlock(&addr_lock);
+    return ours;
 }
 
 static int wait_for(ofi_waiter_t *wt)
@@ -544,6 +595,9 @@ static void teardown(void)
     free(ofi.addrs);
     ofi.addrs = NULL;
     ofi.naddrs = ofi.addrs_cap = 0;
+    if (ofi.sock_wait)
+        rmaib_sock_wait_close();
+    ofi.sock_wait = 0;
 }
 
 static int map_datatype(rmaib_basic_t b, enum fi_datatype *dt)
@@ -728,10 +782,16 @@ static int try_provider(const char *prov)
     if (r != 0)
         return fail("fi_av_open: %s", fi_strerror(-r));
 
+    /* The progress thread sleeps on tcp's sockets, where it can (sock_wait.c), and
+     * in the CQ's wait object elsewhere. */
+    static const char *const tcp[] = { "tcp" };
+    ofi.sock_wait = ofi.thread && core_provider_in(info, tcp, 1)
+        && (info->addr_format == FI_SOCKADDR_IN || info->addr_format == FI_SOCKADDR_IN6)
+        && rmaib_sock_wait_open() == 0;
     struct fi_cq_attr cq_attr = { .size = CQ_SIZE, .format = FI_CQ_FORMAT_DATA,
-        .wait_obj = ofi.thread ? FI_WAIT_UNSPEC : FI_WAIT_NONE };
+        .wait_obj = ofi.thread && !ofi.sock_wait ? FI_WAIT_UNSPEC : FI_WAIT_NONE };
     r = fi_cq_open(ofi.domain, &cq_attr, &ofi.cq, NULL);
-    if (r != 0 && ofi.thread) {
+    if (r != 0 && cq_attr.wait_obj != FI_WAIT_NONE) {
         cq_attr.wait_obj = FI_WAIT_NONE;
         r = fi_cq_open(ofi.domain, &cq_attr, &ofi.cq, NULL);
     }
@@ -847,7 +907,8 @@ int rmaib_ofi_init(void)
                        ofi.info->fabric_attr->prov_name, ofi.info->domain_attr->name,
                        fi_tostr(&ofi.info->domain_attr->mr_mode, FI_TYPE_MR_MODE),
                        ofi.delivery_complete ? "FI_DELIVERY_COMPLETE" : "trailing reads",
-                       ofi.thread ? "on" : "off", ofi.amo ? "target" : "provider");
+                       !ofi.thread ? "off" : ofi.sock_wait ? "on (sleeps on tcp's sockets)" : "on",
+                       ofi.amo ? "target" : "provider");
     if (ofi.thread && rmaib_progress_thread_start() != RMAIB_OK)
         ofi.thread = 0;
   fn_exit:

@@ -27,6 +27,23 @@ int rmaib_ofi_wants_polling(void);
 /* Wake a thread blocked in rmaib_ofi_progress_wait. */
 void rmaib_ofi_progress_wake(void);
 
+/* Is a TCP socket with this address (its own, local 1; its peer's, local 0) one the
+ * provider made for our endpoint: bound to our endpoint's name, or connected to a
+ * peer's? */
+struct sockaddr;
+int rmaib_ofi_socket_is_ours(const struct sockaddr *sa, unsigned len, int local);
+
+/* sock_wait.c: the progress thread's sleep on tcp's sockets (see there). */
+int rmaib_sock_wait_open(void);
+void rmaib_sock_wait_close(void);
+void rmaib_sock_wait_wake(void);
+/* Sleep until a socket of the endpoint has data, a wake, or timeout_ms: 1 if woken
+ * before the timeout, 0 if not, -1 if not open. */
+int rmaib_sock_wait(int timeout_ms);
+/* Call after reaping what woke rmaib_sock_wait, with the completions reaped: spots
+ * data that stays unread, so that the sleep does not turn into a spin. */
+void rmaib_sock_wait_reaped(int n);
+
 /* progress_thread.c: one thread per process serving the target side. */
 int rmaib_progress_thread_start(void);
 void rmaib_progress_thread_stop(void);

@@ -4,9 +4,10 @@
  *
  * Providers that progress in software (tcp;ofi_rxm, shm, udp;ofi_rxd) apply a
  * peer's put or atomic only inside one of our calls into the provider.  This thread
- * makes those calls.  It blocks in the CQ's wait object (fi_cq_sread, which wakes on
- * incoming traffic as well as on completions, and returns every 10 ms), so an idle
- * process costs no measurable CPU;
+ * makes those calls.  It blocks until traffic comes, for at most 10 ms: over tcp in
+ * poll() on the provider's sockets (sock_wait.c), elsewhere in the CQ's wait object
+ * (fi_cq_sread, which wakes on incoming traffic as well as on completions), so an
+ * idle process costs no measurable CPU;
  * where the provider has no wait object it polls with a sleep that grows to 1 ms.
  * The endpoint's domain is FI_THREAD_SAFE and completions are credited wherever
  * they are read; the CQ has one reader at a time (ofi.c's reap_lock), which the
