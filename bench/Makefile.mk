@@ -42,6 +42,15 @@ bench_overlap_LDADD =
 bench_core3_SOURCES = bench/core3.c $(BENCH_COMMON)
 bench_core3_LDADD =
 
+# The provider's own round trip, a bare libfabric program (so only with libfabric).
+if RMAIB_HAVE_OFI
+noinst_PROGRAMS += bench/ofi_floor
+bench_ofi_floor_SOURCES = bench/ofi_floor.c $(BENCH_COMMON)
+bench_ofi_floor_LDADD = $(OFI_LIBS)
+else
+EXTRA_DIST += bench/ofi_floor.c
+endif
+
 EXTRA_DIST += bench/README.md maint/bench-compare
 
 # make bench-compare [BENCH_COMPARE_FLAGS=--quick]
