@@ -58,22 +58,11 @@ int main(int argc, char **argv)
     osu_opts_t o;
     osu_win_t w;
     char buf[8] = { 0 };
-    int rank, nprocs, rc;
+    int rank, rc;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    rc = osu_parse(argc, argv, NULL, &o, NULL, NULL, NULL, NULL);
-    if (rc) {
-        MPI_Finalize();
-        return rc < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
-    }
-    if (nprocs != 2) {
-        if (rank == 0)
-            fprintf(stderr, "core3 requires exactly two processes\n");
-        MPI_Finalize();
-        return EXIT_FAILURE;
-    }
+    rc = osu_start_pair(&argc, &argv, "core3", NULL, &o, NULL, NULL, NULL, NULL, &rank);
+    if (rc >= 0)
+        return rc;
 
     osu_win_create(&w, 4096, o.win, &o, MPI_COMM_WORLD, 1 - rank);
     if (rank == 0) {

@@ -127,24 +127,14 @@ int main(int argc, char **argv)
     osu_win_t w;
     char buf[8] = { 0 };
     unsigned cases = (1u << E_COUNT) - 1;
-    int rank, nprocs, rc;
+    int rank, rc;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    rc = osu_parse(argc, argv, NULL, &o, "", parse_cases, &cases,
-                   "  -s CASES   comma-separated: fence_empty fence_put8 pscw_put8 lock_excl\n"
-                   "             lock_shared lock_all lock_excl_put8 all (default all)\n");
-    if (rc) {
-        MPI_Finalize();
-        return rc < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
-    }
-    if (nprocs != 2) {
-        if (rank == 0)
-            fprintf(stderr, "epoch_cost requires exactly two processes\n");
-        MPI_Finalize();
-        return EXIT_FAILURE;
-    }
+    rc = osu_start_pair(&argc, &argv, "epoch_cost", NULL, &o, "", parse_cases, &cases,
+                        "  -s CASES   comma-separated: fence_empty fence_put8 pscw_put8 lock_excl\n"
+                        "             lock_shared lock_all lock_excl_put8 all (default all)\n",
+                        &rank);
+    if (rc >= 0)
+        return rc;
 
     osu_win_create(&w, 4096, o.win, &o, MPI_COMM_WORLD, 1 - rank);
     if (rank == 0) {

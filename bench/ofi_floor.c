@@ -141,22 +141,11 @@ static void send_write(struct floor_ep *f, const uint64_t *v)
 int main(int argc, char **argv)
 {
     osu_opts_t o;
-    int rank, nprocs, rc;
+    int rank, rc;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    rc = osu_parse(argc, argv, NULL, &o, NULL, NULL, NULL, NULL);
-    if (rc) {
-        MPI_Finalize();
-        return rc < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
-    }
-    if (nprocs != 2) {
-        if (rank == 0)
-            fprintf(stderr, "ofi_floor requires exactly two processes\n");
-        MPI_Finalize();
-        return EXIT_FAILURE;
-    }
+    rc = osu_start_pair(&argc, &argv, "ofi_floor", NULL, &o, NULL, NULL, NULL, NULL, &rank);
+    if (rc >= 0)
+        return rc;
     char prov[128] = "tcp;ofi_rxm";
     const char *env = getenv("RMAIB_OFI_PROVIDER");
     if (env && *env)

@@ -568,30 +568,41 @@ static void *xmalloc_page(size_t bytes, int fill)
     return p;
 }
 
+int osu_start_pair(int *argc, char ***argv, const char *name, const osu_bench_t *b,
+                   osu_opts_t *o, const char *extra_optstring, osu_extra_fn extra, void *data,
+                   const char *extra_usage, int *rank)
+{
+    int nprocs, rc;
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    rc = osu_parse(*argc, *argv, b, o, extra_optstring, extra, data, extra_usage);
+    if (rc) {
+        MPI_Finalize();
+        return rc < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+    }
+    if (nprocs != 2) {
+        if (*rank == 0)
+            fprintf(stderr, "%s requires exactly two processes\n", name);
+        MPI_Finalize();
+        return EXIT_FAILURE;
+    }
+    return -1;
+}
+
 int osu_main(const osu_bench_t *b, int argc, char **argv)
 {
     osu_opts_t o;
     osu_ctx_t c;
     int rc, skip, iters;
 
-    MPI_Init(&argc, &argv);
     memset(&c, 0, sizeof c);
     c.b = b;
     c.o = &o;
-    MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &c.nprocs);
-
-    rc = osu_parse(argc, argv, b, &o, NULL, NULL, NULL, NULL);
-    if (rc) {
-        MPI_Finalize();
-        return rc < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
-    }
-    if (c.nprocs != 2) {
-        if (c.rank == 0)
-            fprintf(stderr, "This test requires exactly two processes\n");
-        MPI_Finalize();
-        return EXIT_FAILURE;
-    }
+    c.nprocs = 2;
+    rc = osu_start_pair(&argc, &argv, b->name, b, &o, NULL, NULL, NULL, NULL, &c.rank);
+    if (rc >= 0)
+        return rc;
 
     if (c.rank == 0) {
         if (o.csv) {

@@ -104,6 +104,14 @@ int osu_parse(int argc, char **argv, const osu_bench_t *b, osu_opts_t *o,
               const char *extra_optstring, osu_extra_fn extra, void *data,
               const char *extra_usage);
 
+/* MPI_Init, then osu_parse, then a check that the job has exactly two ranks (name
+ * says who requires them). Returns -1 to run, with this process's rank in *rank;
+ * otherwise MPI is finalized and the value is main's exit status (help shown, bad
+ * usage, another number of ranks). */
+int osu_start_pair(int *argc, char ***argv, const char *name, const osu_bench_t *b,
+                   osu_opts_t *o, const char *extra_optstring, osu_extra_fn extra, void *data,
+                   const char *extra_usage, int *rank);
+
 /* Collective over comm. Creates a window of bytes with the flavor in o->win
  * (info rmaib_lock=o->lock_alg when set) and exchanges the address rank
  * "peer" must use for dynamic windows. */

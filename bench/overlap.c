@@ -59,23 +59,13 @@ int main(int argc, char **argv)
 {
     ov_args_t a = { 0 };
     osu_opts_t o;
-    int rank, nprocs, rc;
+    int rank, rc;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    rc = osu_parse(argc, argv, NULL, &o, "c:", parse_extra, &a,
-                   "  -c US      compute time per iteration (default: the measured t_put)\n");
-    if (rc) {
-        MPI_Finalize();
-        return rc < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
-    }
-    if (nprocs != 2) {
-        if (rank == 0)
-            fprintf(stderr, "overlap requires exactly two processes\n");
-        MPI_Finalize();
-        return EXIT_FAILURE;
-    }
+    rc = osu_start_pair(&argc, &argv, "overlap", NULL, &o, "c:", parse_extra, &a,
+                        "  -c US      compute time per iteration (default: the measured t_put)\n",
+                        &rank);
+    if (rc >= 0)
+        return rc;
     osu_compute_calibrate();
     if (rank == 0) {
         if (o.csv)
