@@ -60,13 +60,6 @@ static struct {
     unsigned naps;                      /* 0, or 1 + doublings of the stuck nap */
 } sw = { .wake = -1 };
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
-
 int rmaib_sock_wait_open(void)
 {
     sw.wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -107,7 +100,7 @@ static void scan(void)
     static int fdv[FD_MAX];
     int nfd = 0;
     uint64_t h = 1469598103934665603ull;
-    sw.scanned_ns = now_ns();
+    sw.scanned_ns = rmaib_progress_now_ns();
     DIR *d = opendir("/proc/self/fd");
     if (!d) {
         sw.n = 1;
@@ -155,7 +148,7 @@ int rmaib_sock_wait(int timeout_ms)
         struct timespec ts = { 0, NAP_NS << (sw.naps - 1) };
         nanosleep(&ts, NULL);
     }
-    if (!sw.scanned_ns || now_ns() - sw.scanned_ns > RESCAN_NS)
+    if (!sw.scanned_ns || rmaib_progress_now_ns() - sw.scanned_ns > RESCAN_NS)
         scan();
     int r = poll(sw.fds, sw.n, timeout_ms);
     if (r <= 0)
