@@ -493,7 +493,7 @@ static void run(int kind)
             gen(t, opnd + slot_rgacc(c) + k * t->size, 1, k, tap_rank);
         }
         gen(t, opnd + slot_fop(c), 1, c->kf, tap_rank);
-        req[2 * n] = MPI_REQUEST_NULL;
+        req[2 * n] = req[2 * n + 1] = MPI_REQUEST_NULL;     /* a failed call sets none */
         if (c->op != NO_OP)
             C_OK(MPI_Accumulate(opnd + slot_acc(c), NEL, t->dt, right, slot_acc(c), NEL, t->dt,
                                 mpi_op[c->op], w.win), "MPI_Accumulate %s on %s",
