@@ -71,6 +71,7 @@ EXTRA_DIST += test/rma/common_c.h
 rma_tests += test/rma/ofi_bad_config
 rma_tests += test/rma/progress_thread_idle
 rma_tests += test/rma/target_in_host_wait
+rma_tests += test/rma/flush_delivers
 # --- end of block D ---
 
 check_PROGRAMS += $(rma_tests)

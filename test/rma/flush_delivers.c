@@ -1,0 +1,140 @@
+/*
+ * flush_delivers: when MPI_Win_flush, MPI_Win_flush_all or MPI_Win_unlock returns,
+ * the origin's puts are in the target's memory, not merely sent.  The target does
+ * not call MPI to find out: the origin raises a flag in POSIX shared memory after
+ * the call returns, and the target, which waits on that flag with plain loads,
+ * compares every byte of the put at once.  A provider that reports a write done
+ * when it leaves the origin (libfabric 1.17's net does, whatever FI_DELIVERY_COMPLETE
+ * says) fails here: a 4 MiB put is still on its way when the flag is seen.
+ *
+ * Rank r of the first half is origin to rank r + n/2 (an odd rank out idles), so in
+ * the mixed pass (nodes of 2 of 4 ranks) every pair spans two nodes.  Each round the
+ * origin puts 4 MiB of a new pattern into its target's window and syncs, the target
+ * checks and acknowledges.  All ranks run on one host, which the shared flag needs.
+ * Over the network backend the target's side moves in rmaib's progress thread, so
+ * the testlist runs this with it on.
+ */
+#include <fcntl.h>
+#include <sys/mman.h>
+#include "common_b.h"
+
+enum { BYTES = 4 << 20, ROUNDS = 12 };
+enum { SYNC_FLUSH, SYNC_FLUSH_ALL, SYNC_UNLOCK, NSYNC };
+static const char *const sync_name[NSYNC] = { "MPI_Win_flush", "MPI_Win_flush_all",
+                                              "MPI_Win_unlock" };
+
+/* Per rank: the round its put was synced (origin) and the round it checked (target). */
+typedef struct {
+    volatile int synced, checked;
+} flag_t;
+
+static flag_t *map_flags(void)
+{
+    int id = (int) getpid();
+    MPI_Bcast(&id, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    char name[64];
+    snprintf(name, sizeof name, "/rmaib_flush_delivers_%d", id);
+    size_t bytes = sizeof(flag_t) * (size_t) tap_size;
+    int fd = -1;
+    if (tap_rank == 0) {
+        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        if (fd >= 0 && ftruncate(fd, (off_t) bytes) != 0) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (tap_rank != 0)
+        fd = shm_open(name, O_RDWR, 0600);
+    void *p = fd >= 0 ? mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+    if (fd >= 0)
+        close(fd);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (tap_rank == 0)
+        shm_unlink(name);
+    int ok = p != MAP_FAILED, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) {
+        printf("Bail out! cannot share a page through POSIX shared memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return p;
+}
+
+/* Wait with plain loads, no MPI, until *word == want. */
+static void await(volatile int *word, int want)
+{
+    while (__atomic_load_n(word, __ATOMIC_ACQUIRE) != want)
+        b_pause();
+}
+
+static unsigned char pattern(int round, size_t i)
+{
+    return (unsigned char) (round * 131 + i % 251);
+}
+
+int main(int argc, char **argv)
+{
+    tap_init(&argc, &argv);
+    flag_t *flags = map_flags();
+    unsigned char *base = NULL, *src = malloc(BYTES), *want = malloc(BYTES);
+    MPI_Win win;
+    B_OK(MPI_Win_allocate(BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win),
+         "MPI_Win_allocate");
+    memset(base, 0, BYTES);
+    const int half = tap_size / 2, origin = tap_rank < half;
+    const int target = !origin && tap_rank < 2 * half;
+    const int peer = origin ? tap_rank + half : tap_rank - half;
+    int round = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    for (int s = 0; s < NSYNC; s++) {
+        int late = 0;
+        if (s != SYNC_UNLOCK)
+            B_OK(MPI_Win_lock_all(0, win), "MPI_Win_lock_all");
+        for (int r = 0; r < ROUNDS; r++) {
+            round++;
+            if (origin) {
+                for (size_t i = 0; i < BYTES; i++)
+                    src[i] = pattern(round, i);
+                if (s == SYNC_UNLOCK)
+                    B_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, peer, 0, win), "MPI_Win_lock");
+                B_OK(MPI_Put(src, BYTES, MPI_BYTE, peer, 0, BYTES, MPI_BYTE, win), "MPI_Put");
+                if (s == SYNC_FLUSH)
+                    B_OK(MPI_Win_flush(peer, win), "MPI_Win_flush");
+                else if (s == SYNC_FLUSH_ALL)
+                    B_OK(MPI_Win_flush_all(win), "MPI_Win_flush_all");
+                else
+                    B_OK(MPI_Win_unlock(peer, win), "MPI_Win_unlock");
+                __atomic_store_n(&flags[tap_rank].synced, round, __ATOMIC_RELEASE);
+                await(&flags[peer].checked, round);
+            } else if (target) {
+                for (size_t i = 0; i < BYTES; i++)
+                    want[i] = pattern(round, i);
+                await(&flags[peer].synced, round);
+                /* At once: anything still in flight shows as old bytes. */
+                if (memcmp(base, want, BYTES) != 0) {
+                    late++;
+                    size_t i = 0;
+                    while (i < BYTES && base[i] == want[i])
+                        i++;
+                    TAP_CHECK(0, "round %d after %s: byte %zu is %u, the put wrote %u", round,
+                              sync_name[s], i, base[i], want[i]);
+                }
+                __atomic_store_n(&flags[tap_rank].checked, round, __ATOMIC_RELEASE);
+            }
+        }
+        if (s != SYNC_UNLOCK)
+            B_OK(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");
+        TAP_CHECK(late == 0, "%d of %d rounds found the put incomplete after %s", late, ROUNDS,
+                  sync_name[s]);
+        tap_ok("a 4 MiB put is in the target's memory when %s returns (%d rounds)", sync_name[s],
+               ROUNDS);
+    }
+
+    MPI_Win_free(&win);
+    munmap(flags, sizeof(flag_t) * (size_t) tap_size);
+    free(src);
+    free(want);
+    return tap_done();
+}
