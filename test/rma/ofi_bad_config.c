@@ -4,7 +4,9 @@
  * MPI working.  The testlist runs it with
  *  - RMAIB_TRANSPORT=ofi RMAIB_OFI_PROVIDER=no-such-provider EXPECT=other: no provider
  *    fits, MPI_ERR_OTHER (rmaib's message names the provider and says why);
- *  - RMAIB_ASYNC_PROGRESS=maybe EXPECT=arg: not one of auto, 0, 1, MPI_ERR_ARG.
+ *  - RMAIB_ASYNC_PROGRESS=maybe EXPECT=arg: not one of auto, 0, 1, MPI_ERR_ARG;
+ *  - RMAIB_OFI_ATOMICS=provider EXPECT=other over net, which has no atomics:
+ *    MPI_ERR_OTHER.
  * Each of MPI_Win_allocate, MPI_Win_create and MPI_Win_create_dynamic is tried twice
  * (the second attempt must fail the same way, not half-succeed), with
  * MPI_ERRORS_RETURN on the communicator.

@@ -30,7 +30,8 @@
  * the core's attach table has.
  *
  * Atomics.  Control-block words use 64-bit FI_UINT64 atomics (fetch-add and
- * compare-swap are required; read, write and swap fall back to them).  For the
+ * compare-swap are required, unless the provider has no atomics at all and the
+ * mailbox below carries every one; read, write and swap fall back to them).  For the
  * accumulate family a basic type is native only if the provider does every op MPI
  * allows on it, fetching and not, and compare-swap where MPI allows that, on
  * elements of at most 8 bytes: so one element never sees both a native and a locked
@@ -48,7 +49,10 @@
  * writes.  One reaper at a time (reap_lock) keeps one origin's requests in the
  * order it sent them.  The request's format, its checks and the slot choice are
  * mailbox.c's; a request it refuses gets an AMO_REFUSED answer, and the origin's
- * call fails.  RMAIB_OFI_ATOMICS=provider keeps rxm's atomics.
+ * call fails.  RMAIB_OFI_ATOMICS=provider keeps rxm's atomics.  A provider with no
+ * atomics (net) sends every atomic this way, each element of an accumulate a
+ * request of its own; accumulates in dynamic windows and on types the CPU cannot
+ * update atomically take the core's locked path there.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -198,8 +202,10 @@ static struct ofi_state {
     int cq_wait;                /* the CQ has a wait object: fi_cq_sread works */
     int sock_wait;              /* the thread sleeps on tcp's sockets (sock_wait.c) */
     int amo;                    /* control-word atomics executed by the target (see top) */
+    int amo_only;               /* the provider has no atomics: the target applies them all */
     int thread;                 /* the progress thread runs */
-    int manual;                 /* FI_PROGRESS_MANUAL: peers' requests move only when we poll */
+    int manual;                 /* peers' requests move only when we poll: FI_PROGRESS_MANUAL,
+                                 * or a mailbox only our CQ readers serve (amo_only) */
     size_t max_msg, iov_max, rma_iov_max, inject_size;
     _Atomic uint64_t next_key;  /* requested keys, unique in the process (without FI_MR_PROV_KEY) */
     _Atomic long outstanding;   /* operations posted and not yet completed */
@@ -394,9 +400,12 @@ static int core_provider_in(const struct fi_info *info, const char *const *names
     return 0;
 }
 
+/* Providers whose atomics, where they have any, are the target's CPU atomics.  net
+ * (libfabric 1.17's RDM endpoint straight on TCP sockets, no rxm) has none at all:
+ * the mailbox carries every one. */
 static int software_atomics(const struct fi_info *info)
 {
-    static const char *const software[] = { "tcp", "sockets", "udp", "shm" };
+    static const char *const software[] = { "tcp", "sockets", "udp", "shm", "net" };
     return core_provider_in(info, software, sizeof software / sizeof software[0]);
 }
 
@@ -405,10 +414,12 @@ static int software_atomics(const struct fi_info *info)
  * tcp;ofi_rxm reports max_order_waw_size 0 with FI_ORDER_RMA_WAW set: that size
  * bounds the ordering of overlapping bytes on hardware, not the order in which a
  * stream places whole writes.  Taking it at its word cost every PSCW complete
- * after a put a whole round trip (ofi_ctrl_store flushed the put first). */
+ * after a put a whole round trip (ofi_ctrl_store flushed the put first).  net keeps
+ * one connection per peer as rxm does (xnet_rdm_cm.c settles simultaneous
+ * connects), and so a single stream. */
 static int stream_placed(const struct fi_info *info)
 {
-    static const char *const stream[] = { "tcp", "sockets" };
+    static const char *const stream[] = { "tcp", "sockets", "net" };
     return core_provider_in(info, stream, sizeof stream / sizeof stream[0]);
 }
 
@@ -726,21 +737,45 @@ static struct fi_info *get_info(const char *prov, int dc)
     return info;
 }
 
-static int want_thread(const struct fi_info *info)
+static int want_thread(void)
 {
     if (rmaib_config.async_progress >= 0)
         return rmaib_config.async_progress;
-    /* Default: serve the target side in a thread when the provider progresses only
+    /* Default: serve the target side in a thread when peers' requests move only
      * inside our calls, or a target blocked in the host MPI would starve its peers. */
-    return info->domain_attr->data_progress == FI_PROGRESS_MANUAL;
+    return ofi.manual;
+}
+
+/* Does the domain do 64-bit fetch-add and compare-swap?  Asked before the endpoint
+ * exists: the answer decides the progress thread, which the CQ is opened for.  A
+ * provider without atomics (net) returns -FI_ENOSYS; one that answers yes here is
+ * checked again on the endpoint (valid64). */
+static int domain_atomics64(void)
+{
+    struct fi_atomic_attr a;
+    return fi_query_atomic(ofi.domain, FI_UINT64, FI_SUM, &a, FI_FETCH_ATOMIC) == 0
+        && fi_query_atomic(ofi.domain, FI_UINT64, FI_CSWAP, &a, FI_COMPARE_ATOMIC) == 0;
+}
+
+/* Providers that accept FI_DELIVERY_COMPLETE and report a write complete before it
+ * is in the target's memory.  net 1.17 passes no flags from fi_write down to its
+ * connection's endpoint, so the write is reported once sent: a 4 MiB put, its flush
+ * and a flag in shared memory after it found the target's memory still old in 17
+ * of 50 rounds.  On these the flush reads behind the writes (trailing reads). */
+static int delivery_unreliable(const struct fi_info *info)
+{
+    static const char *const sent[] = { "net" };
+    return core_provider_in(info, sent, sizeof sent / sizeof sent[0]);
 }
 
 static int try_provider(const char *prov)
 {
     struct fi_info *info = get_info(prov, 1);
-    int dc = info != NULL;
-    if (!info)
+    int dc = info != NULL && !delivery_unreliable(info);
+    if (!dc) {
+        fi_freeinfo(info);
         info = get_info(prov, 0);
+    }
     if (!info)
         return fail("no FI_EP_RDM endpoint with FI_RMA|FI_ATOMIC");
     ofi.info = info;
@@ -767,8 +802,6 @@ static int try_provider(const char *prov)
         : stream_placed(info) ? SIZE_MAX : info->ep_attr->max_order_waw_size;
     if (!dc && !(order & (FI_ORDER_RMA_RAW | FI_ORDER_RAW)))
         return fail("neither FI_DELIVERY_COMPLETE nor read-after-write ordering");
-    ofi.thread = want_thread(info);
-    ofi.manual = info->domain_attr->data_progress == FI_PROGRESS_MANUAL;
     info->tx_attr->op_flags = dc ? FI_DELIVERY_COMPLETE : 0;
 
     int r = fi_fabric(info->fabric_attr, &ofi.fabric, NULL);
@@ -781,6 +814,18 @@ static int try_provider(const char *prov)
     r = fi_av_open(ofi.domain, &av_attr, &ofi.av, NULL);
     if (r != 0)
         return fail("fi_av_open: %s", fi_strerror(-r));
+
+    /* Without atomics of its own, a provider runs on the mailbox alone (see the
+     * top), which needs remote CQ data, 32-byte injects and someone reading our CQ. */
+    int mailbox = software_atomics(info) && info->domain_attr->cq_data_size >= sizeof(uint64_t)
+        && ofi.inject_size >= sizeof(rmaib_amo_req_t);
+    ofi.amo_only = !domain_atomics64();
+    if (ofi.amo_only && !mailbox)
+        return fail("no 64-bit fetch-add and compare-swap");
+    if (ofi.amo_only && rmaib_config.ofi_provider_atomics)
+        return fail("no atomics of its own (RMAIB_OFI_ATOMICS=provider)");
+    ofi.manual = info->domain_attr->data_progress == FI_PROGRESS_MANUAL || ofi.amo_only;
+    ofi.thread = want_thread();
 
     /* The progress thread sleeps on tcp's sockets, where it can (sock_wait.c), and
      * in the CQ's wait object elsewhere. */
@@ -813,15 +858,13 @@ static int try_provider(const char *prov)
     if (r != 0)
         return fail("fi_getname: %s", fi_strerror(-r));
 
-    if (!valid64(1, FI_SUM) || !valid64(2, FI_CSWAP))
+    if (!ofi.amo_only && (!valid64(1, FI_SUM) || !valid64(2, FI_CSWAP)))
         return fail("no 64-bit fetch-add and compare-swap");
     ofi.have_read = valid64(1, FI_ATOMIC_READ);
     ofi.have_write = valid64(0, FI_ATOMIC_WRITE);
     ofi.have_swap = valid64(1, FI_ATOMIC_WRITE);
     build_atomic_table();
-    ofi.amo = ofi.manual && software_atomics(info) && !rmaib_config.ofi_provider_atomics
-        && info->domain_attr->cq_data_size >= sizeof(uint64_t)
-        && ofi.inject_size >= sizeof(rmaib_amo_req_t);
+    ofi.amo = ofi.manual && mailbox && !rmaib_config.ofi_provider_atomics;
 
     if (posix_memalign((void **) &ofi.pool, 4096, POOL_BYTES) != 0) {
         ofi.pool = NULL;
@@ -908,7 +951,8 @@ int rmaib_ofi_init(void)
                        fi_tostr(&ofi.info->domain_attr->mr_mode, FI_TYPE_MR_MODE),
                        ofi.delivery_complete ? "FI_DELIVERY_COMPLETE" : "trailing reads",
                        !ofi.thread ? "off" : ofi.sock_wait ? "on (sleeps on tcp's sockets)" : "on",
-                       ofi.amo ? "target" : "provider");
+                       ofi.amo_only ? "target (the provider has none)"
+                       : ofi.amo ? "target" : "provider");
     if (ofi.thread && rmaib_progress_thread_start() != RMAIB_OK)
         ofi.thread = 0;
   fn_exit:
@@ -1161,6 +1205,14 @@ static int ofi_win_init(rmaib_win_t *w)
     for (int r = 0; r < p; r++)
         if (!all[r].box_wid)
             o->amo = 0;
+    if (ofi.amo_only && !o->amo) {      /* every rank sees the same boxes, so all fail */
+        if (w->rank == 0)
+            rmaib_host_say("rmaib: %s has no atomics and a rank of this window is out of "
+                           "mailboxes (%d ofi windows at once)", ofi.info->fabric_attr->prov_name,
+                           AMO_MAX_WINS);
+        rc = RMAIB_ERR_NO_MEM;
+        goto fn_fail;
+    }
     int ins = RMAIB_OK;
     int *connected = calloc((size_t) p, sizeof(int));
     if (!connected)
@@ -1594,12 +1646,32 @@ static int flush_peer(rmaib_win_t *w, ofi_peer_t *p)
 {
     RMAIB_BACKOFF(bo);
     (void) w;
+    /* Without delivery completion a read behind the writes shows them placed
+     * (FI_ORDER_RAW).  It goes out before we wait for the writes' own completions,
+     * so the two waits overlap: over net, whose writes complete once sent, waiting
+     * for them first made a put+flush cost two trips through its progress thread. */
+    uint64_t dummy;
+    ofi_waiter_t wt = { 0, 0 };
+    int rc = RMAIB_OK, early = p->unread && !ofi.mr_local;
+    if (early) {
+        ssize_t r;
+        atomic_store_explicit(&wt.pending, 1, memory_order_relaxed);
+        POST(r, fi_read(ofi.ep, &dummy, sizeof dummy, NULL, p->addr, p->ctrl_raddr, p->ctrl_key,
+                        WAITER_CTX(&wt)));
+        if (r != 0) {
+            atomic_store_explicit(&wt.pending, 0, memory_order_relaxed);
+            rc = post_failed("flush", r);
+        }
+    }
     while (atomic_load_explicit(&p->done, memory_order_acquire) != p->issued)
         rmaib_backoff(&bo);
     p->unordered = 0;
-    int rc = RMAIB_OK;
-    if (p->unread) {            /* TRANSMIT_COMPLETE: a read behind the writes */
-        uint64_t dummy;
+    if (early) {
+        int rc2 = wait_for(&wt);
+        if (rc == RMAIB_OK)
+            rc = rc2;
+        p->unread = 0;
+    } else if (p->unread) {     /* FI_MR_LOCAL: the read lands in a ring block */
         rc = read_blocking(p, &dummy, sizeof dummy, p->ctrl_raddr, p->ctrl_key);
         p->unread = 0;
     }
@@ -2087,15 +2159,50 @@ static int ofi_ctrl_read(rmaib_win_t *w, int peer, size_t off, void *dst, size_t
     return read_blocking(p, dst, len, p->ctrl_raddr + off, p->ctrl_key);
 }
 
-/* By type only (and the element's alignment, which every origin sees alike). */
+/* By type only (and the element's alignment, which every origin sees alike).  A
+ * provider without atomics has the target's mailbox instead, on the types the CPU
+ * does atomically (all or nothing per type, as rxm's table), outside dynamic windows,
+ * whose memory the mailbox does not reach. */
 static int ofi_acc_native(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b, rmaib_op_t op)
 {
-    (void) op;
-    if ((unsigned) b >= RMAIB_BASIC_COUNT || !ofi.native[b])
+    if ((unsigned) b >= RMAIB_BASIC_COUNT)
+        return 0;
+    if (ofi.amo_only ? w->flavor == RMAIB_FLAVOR_DYNAMIC || !rmaib_cpu_atomic_supported(b, op)
+        : !ofi.native[b])
         return 0;
     uint64_t va = w->flavor == RMAIB_FLAVOR_DYNAMIC ? roff
         : ((ofi_win_t *) w->ofi)->peers[peer].data_va + roff;
     return va % rmaib_basic_size(b) == 0;
+}
+
+/* n elements of window data, one mailbox request each, a mailbox's worth in flight
+ * at a time; the target applies one origin's requests in the order sent. */
+static int amo_elements(ofi_win_t *o, int peer, uint64_t roff, uint32_t op, size_t es,
+                        const char *operand, char *fetch, size_t n)
+{
+    uint64_t old[RMAIB_AMO_SLOTS];
+    int rc = RMAIB_OK;
+    for (size_t done = 0; done < n && rc == RMAIB_OK; done += RMAIB_AMO_SLOTS) {
+        int k = n - done < RMAIB_AMO_SLOTS ? (int) (n - done) : RMAIB_AMO_SLOTS, sent = 0;
+        ofi_waiter_t wt = { k, 0 };
+        for (; sent < k; sent++) {
+            uint64_t in = 0;
+            if (operand)
+                memcpy(&in, operand + (done + (size_t) sent) * es, es);
+            rc = amo_issue(o, peer, roff + (done + (size_t) sent) * es, op, in, 0, &old[sent],
+                           &wt);
+            if (rc != RMAIB_OK)
+                break;
+        }
+        if (sent < k)           /* the failed request and those never tried */
+            atomic_fetch_sub_explicit(&wt.pending, k - sent, memory_order_relaxed);
+        int rc2 = wait_for(&wt);
+        if (rc == RMAIB_OK)
+            rc = rc2;
+        for (int i = 0; fetch && rc == RMAIB_OK && i < k; i++)
+            memcpy(fetch + (done + (size_t) i) * es, &old[i], es);
+    }
+    return rc;
 }
 
 static int ofi_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
@@ -2106,8 +2213,6 @@ static int ofi_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_
     enum fi_op fop;
     size_t es = rmaib_basic_size(b);
     uint64_t raddr, key;
-    if (!map_datatype(b, &dt) || !map_op(op, &fop))
-        return RMAIB_ERR_INTERN;
     int rc = dyn_prepare(w, p);
     if (rc == RMAIB_OK)
         rc = data_target(w, p, roff, n * es, &raddr, &key);
@@ -2117,18 +2222,14 @@ static int ofi_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_
      * provider's atomic does at most, and rxm's over tcp costs more (see the top).
      * rxm applies its atomics with the same CPU atomics (libfabric's __atomic
      * handlers), so elements it updates stay atomic with these; and a request waits
-     * for its answer, so nothing sent later overtakes it. */
+     * for its answer, so nothing sent later overtakes it.  A provider without
+     * atomics sends every element this way (acc_native said which). */
     ofi_win_t *o = w->ofi;
-    if (o->amo && fetch && n == 1 && w->flavor != RMAIB_FLAVOR_DYNAMIC
-        && rmaib_cpu_atomic_supported(b, op)) {
-        uint64_t in = 0, old = 0;
-        if (operand)
-            memcpy(&in, operand, es);
-        rc = amo_blocking(o, peer, roff, rmaib_amo_data_op(b, op), in, 0,
-                          &old);
-        memcpy(fetch, &old, es);
-        return rc;
-    }
+    if (o->amo && (ofi.amo_only || (fetch && n == 1)) && w->flavor != RMAIB_FLAVOR_DYNAMIC
+        && rmaib_cpu_atomic_supported(b, op))
+        return amo_elements(o, peer, roff, rmaib_amo_data_op(b, op), es, operand, fetch, n);
+    if (!map_datatype(b, &dt) || !map_op(op, &fop))
+        return RMAIB_ERR_INTERN;
     size_t lim = fetch ? ofi.count_f[b] : ofi.count_nf[b];
     if (lim > POOL_MAX / 3 / es)
         lim = POOL_MAX / 3 / es;
