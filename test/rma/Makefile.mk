@@ -63,6 +63,7 @@ rma_tests += test/rma/acc_fop_concurrent
 rma_tests += test/rma/acc_ordering
 rma_tests += test/rma/acc_overlapping_ranges
 rma_tests += test/rma/acc_ticket_lock
+rma_tests += test/rma/acc_long_runs
 rma_tests += test/rma/get_accumulate_noop_consistent
 EXTRA_DIST += test/rma/common_c.h
 # --- end of block C ---

@@ -2,10 +2,12 @@
  * The ofi backend's mailbox (src/mpid/ch4/netmod/rmaib/mailbox.c), without MPI or a
  * provider.  Checks that
  *   - every control-word op and the data ops and CASes an origin sends are applied
- *     to the right bytes, with the old value returned;
+ *     to the right bytes, with the old value returned, and a run of elements takes
+ *     its operands from the origin's stage and leaves the old values there;
  *   - every malformed request (unknown kind or op, a type/op pair the CPU does not
  *     do atomically, a bad CAS size, an element outside the memory, straddling its
- *     end, past it by an offset that would wrap, or not aligned) is refused with
+ *     end, past it by an offset that would wrap, or not aligned; a run of no
+ *     elements, longer than the stage, or a count that would wrap) is refused with
  *     RMAIB_ERR_ARG and touches no byte, leaving old 0;
  *   - the slot choice leaves two slots to answered requests: one-way requests alone
  *     take at most 14 of 16, after which the origin must send an answered request
@@ -20,8 +22,8 @@
 #include "../../src/mpid/ch4/netmod/rmaib/transport.h"
 #include "unit_tap.h"
 
-enum { CTRL = 64, DATA = 64 };
-static _Alignas(16) char ctrl[CTRL], data[DATA];
+enum { CTRL = 64, DATA = 64, STAGE = 32 };
+static _Alignas(16) char ctrl[CTRL], data[DATA], stage[STAGE];
 
 /* A data request: rmaib_amo_data_op(RMAIB_BASIC_type, RMAIB_OP_op). */
 #define OP(type, op) rmaib_amo_data_op(RMAIB_BASIC_##type, RMAIB_OP_##op)
@@ -37,6 +39,8 @@ static void fill(void)
         ctrl[i] = (char) (0x10 + i);
     for (int i = 0; i < DATA; i++)
         data[i] = (char) (0x80 + i);
+    for (int i = 0; i < STAGE; i++)
+        stage[i] = (char) (0x40 + i);
 }
 
 static void set_word(char *p, uint64_t v)
@@ -53,26 +57,29 @@ static int applied(const char *what, rmaib_amo_req_t q, char *mem, size_t lo, si
     memcpy(before_c, ctrl, CTRL);
     memcpy(before_d, data, DATA);
     uint64_t old = 12345;
-    int rc = rmaib_amo_apply(&q, ctrl, CTRL, data, DATA, &old);
+    char before_s[STAGE];
+    memcpy(before_s, stage, STAGE);
+    int rc = rmaib_amo_apply(&q, ctrl, CTRL, data, DATA, stage, STAGE, &old);
     memcpy((mem == ctrl ? before_c : before_d) + lo, want_new, n);
     int ok = rc == RMAIB_OK && old == want_old && !memcmp(ctrl, before_c, CTRL) &&
-             !memcmp(data, before_d, DATA);
+             !memcmp(data, before_d, DATA) && !memcmp(stage, before_s, STAGE);
     tap(ok, "%s: applied (rc %d, old %#llx, want %#llx)", what, rc, (unsigned long long) old,
         (unsigned long long) want_old);
     return ok;
 }
 
-/* q on ctrl[0, ctrl_size) and data[0, data_size), both inside the arrays. */
+/* q on ctrl[0, ctrl_size), data[0, data_size) and the stage, inside the arrays. */
 static void refused_in(const char *what, rmaib_amo_req_t q, size_t ctrl_size, size_t data_size)
 {
-    char before_c[CTRL], before_d[DATA];
+    char before_c[CTRL], before_d[DATA], before_s[STAGE];
     fill();
     memcpy(before_c, ctrl, CTRL);
     memcpy(before_d, data, DATA);
+    memcpy(before_s, stage, STAGE);
     uint64_t old = 12345;
-    int rc = rmaib_amo_apply(&q, ctrl, ctrl_size, data, data_size, &old);
+    int rc = rmaib_amo_apply(&q, ctrl, ctrl_size, data, data_size, stage, STAGE, &old);
     tap(rc == RMAIB_ERR_ARG && old == 0 && !memcmp(ctrl, before_c, CTRL) &&
-            !memcmp(data, before_d, DATA),
+            !memcmp(data, before_d, DATA) && !memcmp(stage, before_s, STAGE),
         "%s: refused, nothing touched (rc %d, old %#llx)", what, rc, (unsigned long long) old);
 }
 
@@ -166,7 +173,59 @@ static void data_cas(void)
     refused("data CAS of 4 bytes not aligned", req(2, 1, 0, rmaib_amo_data_cas(4)));
     refused_in("data CAS of 8 bytes straddling the end", req(DATA - 8, 1, 0, rmaib_amo_data_cas(8)),
                CTRL, DATA - 4);
-    refused("unknown kind 3 << 16", req(0, 1, 0, 3u << 16 | 8u << 8));
+    refused("unknown kind 4 << 16", req(0, 1, 0, 4u << 16 | 8u << 8));
+}
+
+/* A run of n INT32 SUMs at data + off: the stage's operands added, the old values
+ * left in the stage, nothing else touched. */
+static void run_sum(const char *what, size_t off, size_t n)
+{
+    int32_t in[STAGE / 4], was[STAGE / 4], want[STAGE / 4];
+    char before_c[CTRL], before_d[DATA];
+    fill();
+    for (size_t j = 0; j < n; j++) {
+        in[j] = (int32_t) (1000 * (j + 1));
+        memcpy(&was[j], data + off + 4 * j, 4);
+        want[j] = was[j] + in[j];
+    }
+    memcpy(stage, in, 4 * n);
+    memcpy(before_c, ctrl, CTRL);
+    memcpy(before_d, data, DATA);
+    memcpy(before_d + off, want, 4 * n);
+    uint64_t old = 12345;
+    rmaib_amo_req_t q = req(off, n, 0, rmaib_amo_data_run(RMAIB_BASIC_INT32, RMAIB_OP_SUM));
+    int rc = rmaib_amo_apply(&q, ctrl, CTRL, data, DATA, stage, STAGE, &old);
+    tap(rc == RMAIB_OK && old == 0 && !memcmp(ctrl, before_c, CTRL) &&
+            !memcmp(data, before_d, DATA) && !memcmp(stage, was, 4 * n),
+        "%s: applied, old values in the stage (rc %d)", what, rc);
+}
+
+static void data_runs(void)
+{
+    run_sum("run of 1 INT32 SUM", 4, 1);
+    run_sum("run of 5 INT32 SUMs", 8, 5);
+    run_sum("run filling the stage, up to the end of the data", DATA - STAGE, STAGE / 4);
+    fill();
+    double d[2] = { 1.5, -2.0 }, r[2] = { 9.0, 7.5 };
+    memcpy(data + 16, d, sizeof d);
+    memcpy(stage, r, sizeof r);
+    uint64_t old = 1;
+    rmaib_amo_req_t q = req(16, 2, 0, rmaib_amo_data_run(RMAIB_BASIC_DOUBLE, RMAIB_OP_REPLACE));
+    int rc = rmaib_amo_apply(&q, ctrl, CTRL, data, DATA, stage, STAGE, &old);
+    tap(rc == RMAIB_OK && !memcmp(data + 16, r, sizeof r) && !memcmp(stage, d, sizeof d),
+        "run of 2 DOUBLE REPLACEs swaps window and stage (rc %d)", rc);
+
+#define RUN(type, op) rmaib_amo_data_run(RMAIB_BASIC_##type, RMAIB_OP_##op)
+    refused("run of 0 elements", req(8, 0, 0, RUN(INT32, SUM)));
+    refused("run longer than the stage", req(0, STAGE / 4 + 1, 0, RUN(INT32, SUM)));
+    refused("run count that would wrap", req(0, UINT64_MAX / 2 + 1, 0, RUN(INT64, SUM)));
+    refused("run past the end of the data", req(DATA - 8, 3, 0, RUN(INT32, SUM)));
+    refused("run starting at the end of the data", req(DATA, 1, 0, RUN(UINT8, SUM)));
+    refused("run not aligned", req(2, 2, 0, RUN(INT32, SUM)));
+    refused("run of LONG_DOUBLE (no CPU atomic)", req(0, 1, 0, RUN(LONG_DOUBLE, SUM)));
+    refused("run of DOUBLE BAND (invalid pair)", req(0, 1, 0, RUN(DOUBLE, BAND)));
+    refused("run offset that wraps", req(UINT64_MAX - 3, 1, 0, RUN(INT32, SUM)));
+#undef RUN
 }
 
 static void slots(void)
@@ -199,6 +258,7 @@ int main(void)
     control_words();
     data_ops();
     data_cas();
+    data_runs();
     slots();
     printf("1..%d\n", tap_n);
     return tap_bad != 0;

@@ -16,7 +16,7 @@ static char *data_element(char *data, size_t data_size, uint64_t off, size_t siz
 }
 
 int rmaib_amo_apply(const rmaib_amo_req_t *q, char *ctrl, size_t ctrl_size, char *data,
-                    size_t data_size, uint64_t *old)
+                    size_t data_size, char *stage, size_t stage_size, uint64_t *old)
 {
     uint32_t kind = q->op & ~0xffffu, arg = q->op >> 8 & 0xff, op = q->op & 0xff;
     char *e;
@@ -31,6 +31,19 @@ int rmaib_amo_apply(const rmaib_amo_req_t *q, char *ctrl, size_t ctrl_size, char
         && (e = data_element(data, data_size, q->off, rmaib_basic_size((rmaib_basic_t) arg)))) {
         rmaib_cpu_atomic((rmaib_basic_t) arg, (rmaib_op_t) op, e, &q->operand, old);
         return RMAIB_OK;
+    }
+    if (kind == RMAIB_AMO_DATA_RUN
+        && rmaib_cpu_atomic_supported((rmaib_basic_t) arg, (rmaib_op_t) op)) {
+        size_t es = rmaib_basic_size((rmaib_basic_t) arg), n = (size_t) q->operand;
+        /* n fits the stage, so n * es cannot wrap; the first element's checks then
+         * bound the rest. */
+        if (n >= 1 && q->operand <= stage_size / es
+            && (e = data_element(data, data_size, q->off, es)) && n * es <= data_size - q->off) {
+            /* Operands and old values share the stage: element j's operand is read
+             * before its old value is stored over it. */
+            rmaib_cpu_atomic_n((rmaib_basic_t) arg, (rmaib_op_t) op, e, stage, stage, n);
+            return RMAIB_OK;
+        }
     }
     if (kind == RMAIB_AMO_DATA_CAS && op == 0 && (arg == 1 || arg == 2 || arg == 4 || arg == 8)
         && (e = data_element(data, data_size, q->off, arg))) {

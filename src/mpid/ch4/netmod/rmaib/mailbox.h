@@ -25,8 +25,12 @@ typedef struct rmaib_amo_req {
 /* rmaib_amo_req_t.op: an rmaib_aop_t on a control word;
  * RMAIB_AMO_DATA_OP | basic << 8 | rmaib_op_t, rmaib_cpu_atomic on an element of
  * window data (operand and result in the low bytes);
- * RMAIB_AMO_DATA_CAS | size << 8, rmaib_cpu_cas on one. */
-enum { RMAIB_AMO_DATA_OP = 1u << 16, RMAIB_AMO_DATA_CAS = 2u << 16 };
+ * RMAIB_AMO_DATA_CAS | size << 8, rmaib_cpu_cas on one;
+ * RMAIB_AMO_DATA_RUN | basic << 8 | rmaib_op_t, rmaib_cpu_atomic on `operand`
+ * consecutive elements from off, each atomic on its own, the operands taken from
+ * the origin's stage (which its put filled before it sent the request) and the old
+ * values left there in their place. */
+enum { RMAIB_AMO_DATA_OP = 1u << 16, RMAIB_AMO_DATA_CAS = 2u << 16, RMAIB_AMO_DATA_RUN = 3u << 16 };
 
 static inline uint32_t rmaib_amo_data_op(rmaib_basic_t b, rmaib_op_t op)
 {
@@ -38,14 +42,21 @@ static inline uint32_t rmaib_amo_data_cas(size_t size)
     return RMAIB_AMO_DATA_CAS | (uint32_t) size << 8;
 }
 
+static inline uint32_t rmaib_amo_data_run(rmaib_basic_t b, rmaib_op_t op)
+{
+    return RMAIB_AMO_DATA_RUN | (uint32_t) b << 8 | (uint32_t) op;
+}
+
 /* Apply q to the target's control words ctrl[0, ctrl_size) or window data
- * data[0, data_size), leaving the old value in *old: RMAIB_OK, or RMAIB_ERR_ARG
- * with nothing touched and *old 0 when q is malformed (an unknown op, a type/op
- * pair the CPU does not do atomically, an element outside the memory or not
- * aligned to its size).  An origin checks all of this before it sends, so a
- * refusal means a peer that does not speak this mailbox. */
+ * data[0, data_size), with the origin's stage stage[0, stage_size) for a run,
+ * leaving the old value in *old (0 for a run): RMAIB_OK, or RMAIB_ERR_ARG with
+ * nothing touched and *old 0 when q is malformed (an unknown op, a type/op pair
+ * the CPU does not do atomically, an element or run outside the memory or not
+ * aligned to its size, a run of no elements or longer than the stage holds).  An
+ * origin checks all of this before it sends, so a refusal means a peer that does
+ * not speak this mailbox. */
 int rmaib_amo_apply(const rmaib_amo_req_t *q, char *ctrl, size_t ctrl_size, char *data,
-                    size_t data_size, uint64_t *old);
+                    size_t data_size, char *stage, size_t stage_size, uint64_t *old);
 
 /* The slot a new request takes, given the slots busy (bit i: slot i): the lowest
  * free one, or -1.  A one-way request (answered 0) needs two more left free: it
