@@ -50,9 +50,11 @@
  * order it sent them.  The request's format, its checks and the slot choice are
  * mailbox.c's; a request it refuses gets an AMO_REFUSED answer, and the origin's
  * call fails.  RMAIB_OFI_ATOMICS=provider keeps rxm's atomics.  A provider with no
- * atomics (net) sends every atomic this way, each element of an accumulate a
- * request of its own; accumulates in dynamic windows and on types the CPU cannot
- * update atomically take the core's locked path there.
+ * atomics (net) sends every atomic this way; accumulates in dynamic windows and on
+ * types the CPU cannot update atomically take the core's locked path there.
+ * Accumulates of several elements (there, and from AMO_RUN_MIN bytes everywhere)
+ * go as runs: the operands put into the origin's stage in the target's mailbox, one
+ * request applying them all (amo_runs).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1326,25 +1328,31 @@ static void ofi_detach(rmaib_win_t *w, const void *base)
 /* Read len bytes at (raddr, key) of p into dst and wait.  Without FI_MR_LOCAL the
  * pieces land in dst directly and are all in flight together; with it each goes
  * through a ring block. */
+/* Post one read of n bytes at (raddr, key) of p into to, counted in wt. */
+static int read_post(ofi_peer_t *p, void *to, size_t n, uint64_t raddr, uint64_t key,
+                     ofi_waiter_t *wt)
+{
+    ssize_t r;
+    atomic_fetch_add_explicit(&wt->pending, 1, memory_order_relaxed);
+    POST(r, fi_read(ofi.ep, to, n, ofi.pool_desc, p->addr, raddr, key, WAITER_CTX(wt)));
+    if (r == 0)
+        return RMAIB_OK;
+    atomic_fetch_sub_explicit(&wt->pending, 1, memory_order_relaxed);
+    return post_failed("get", r);
+}
+
 static int read_blocking(ofi_peer_t *p, void *dst, size_t len, uint64_t raddr, uint64_t key)
 {
     ofi_waiter_t wt = { 0, 0 };
-    ssize_t r = 0;
     int rc = RMAIB_OK;
     for (size_t done = 0; done < len && rc == RMAIB_OK; done += ofi.max_msg) {
         size_t n = len - done < ofi.max_msg ? len - done : ofi.max_msg;
         pool_blk_t *b = ofi.mr_local ? pool_alloc(n, NULL) : NULL;
         char *to = b ? blk_data(b) : (char *) dst + done;
-        atomic_fetch_add_explicit(&wt.pending, 1, memory_order_relaxed);
-        POST(r, fi_read(ofi.ep, to, n, ofi.pool_desc, p->addr, raddr + done, key,
-                        WAITER_CTX(&wt)));
-        if (r != 0) {
-            atomic_fetch_sub_explicit(&wt.pending, 1, memory_order_relaxed);
-            rc = post_failed("get", r);
-        }
+        rc = read_post(p, to, n, raddr + done, key, &wt);
         if (b) {
             int rc2 = wait_for(&wt);
-            if (r == 0)
+            if (rc == RMAIB_OK)
                 memcpy((char *) dst + done, to, n);
             pool_release(b);
             if (rc == RMAIB_OK)
@@ -1464,12 +1472,10 @@ static int dyn_cut(rmaib_win_t *w, ofi_peer_t *p, const rmaib_seg_t *segs, size_
 /* ---------------------------------------------------------------- put / get */
 
 /* The data goes into ring blocks, so src is free again on return. */
-static int put_one(rmaib_win_t *w, ofi_peer_t *p, uint64_t roff, const void *src, size_t len)
+/* Write len bytes of src to (raddr, key) of p through ring blocks, counted in
+ * p->issued for the flush. */
+static int write_copied(ofi_peer_t *p, uint64_t raddr, uint64_t key, const void *src, size_t len)
 {
-    uint64_t raddr, key;
-    int rc = data_target(w, p, roff, len, &raddr, &key);
-    if (rc != RMAIB_OK)
-        return rc;
     for (size_t done = 0; done < len; done += ofi.max_msg) {
         size_t n = len - done < ofi.max_msg ? len - done : ofi.max_msg;
         pool_blk_t *b = pool_alloc(n, p);
@@ -1482,9 +1488,20 @@ static int put_one(rmaib_win_t *w, ofi_peer_t *p, uint64_t roff, const void *src
         }
         p->issued++;
     }
-    p->unread = !ofi.delivery_complete;
-    p->unordered |= len > ofi.waw_size;
     return RMAIB_OK;
+}
+
+static int put_one(rmaib_win_t *w, ofi_peer_t *p, uint64_t roff, const void *src, size_t len)
+{
+    uint64_t raddr, key;
+    int rc = data_target(w, p, roff, len, &raddr, &key);
+    if (rc == RMAIB_OK)
+        rc = write_copied(p, raddr, key, src, len);
+    if (rc == RMAIB_OK) {
+        p->unread = !ofi.delivery_complete;
+        p->unordered |= len > ofi.waw_size;
+    }
+    return rc;
 }
 
 static int ofi_putv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t nsegs);
@@ -1660,16 +1677,8 @@ static int flush_peer(rmaib_win_t *w, ofi_peer_t *p)
     uint64_t dummy;
     ofi_waiter_t wt = { 0, 0 };
     int rc = RMAIB_OK, early = p->unread && !ofi.mr_local;
-    if (early) {
-        ssize_t r;
-        atomic_store_explicit(&wt.pending, 1, memory_order_relaxed);
-        POST(r, fi_read(ofi.ep, &dummy, sizeof dummy, NULL, p->addr, p->ctrl_raddr, p->ctrl_key,
-                        WAITER_CTX(&wt)));
-        if (r != 0) {
-            atomic_store_explicit(&wt.pending, 0, memory_order_relaxed);
-            rc = post_failed("flush", r);
-        }
-    }
+    if (early)
+        rc = read_post(p, &dummy, sizeof dummy, p->ctrl_raddr, p->ctrl_key, &wt);
     while (atomic_load_explicit(&p->done, memory_order_acquire) != p->issued)
         rmaib_backoff(&bo);
     p->unordered = 0;
@@ -1833,14 +1842,11 @@ static size_t amo_answers_off(const ofi_win_t *o)
     return (size_t) o->nranks * RMAIB_AMO_SLOTS * sizeof(rmaib_amo_req_t);
 }
 
-/* Each origin's stage in a target's mailbox, for runs of elements: only where the
- * one stream per peer places the put that fills the stage before the request that
- * names it.  Every rank computes the same size from the window's: 16 KiB an origin,
- * at most 1 MiB a window, 256 bytes at least. */
+/* Each origin's stage in a target's mailbox, for runs of elements.  Every rank
+ * computes the same size from the window's: 16 KiB an origin, at most 1 MiB a
+ * window, 256 bytes at least (32 elements of 8 bytes). */
 static size_t amo_stage_bytes(int nranks)
 {
-    if (ofi.waw_size != SIZE_MAX)
-        return 0;
     size_t b = ((size_t) 1 << 20) / (size_t) nranks;
     b = b > 16384 ? 16384 : b < 256 ? 256 : b;
     return b & ~(size_t) 63;
@@ -2210,42 +2216,13 @@ static int ofi_acc_native(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t
     return va % rmaib_basic_size(b) == 0;
 }
 
-/* n elements of window data, one mailbox request each, a mailbox's worth in flight
- * at a time; the target applies one origin's requests in the order sent. */
-static int amo_elements(ofi_win_t *o, int peer, uint64_t roff, uint32_t op, size_t es,
-                        const char *operand, char *fetch, size_t n)
-{
-    uint64_t old[RMAIB_AMO_SLOTS];
-    int rc = RMAIB_OK;
-    for (size_t done = 0; done < n && rc == RMAIB_OK; done += RMAIB_AMO_SLOTS) {
-        int k = n - done < RMAIB_AMO_SLOTS ? (int) (n - done) : RMAIB_AMO_SLOTS, sent = 0;
-        ofi_waiter_t wt = { k, 0 };
-        for (; sent < k; sent++) {
-            uint64_t in = 0;
-            if (operand)
-                memcpy(&in, operand + (done + (size_t) sent) * es, es);
-            rc = amo_issue(o, peer, roff + (done + (size_t) sent) * es, op, in, 0, &old[sent],
-                           &wt);
-            if (rc != RMAIB_OK)
-                break;
-        }
-        if (sent < k)           /* the failed request and those never tried */
-            atomic_fetch_sub_explicit(&wt.pending, k - sent, memory_order_relaxed);
-        int rc2 = wait_for(&wt);
-        if (rc == RMAIB_OK)
-            rc = rc2;
-        for (int i = 0; fetch && rc == RMAIB_OK && i < k; i++)
-            memcpy(fetch + (done + (size_t) i) * es, &old[i], es);
-    }
-    return rc;
-}
-
 /* n elements of window data in runs: each run's operands are put into our stage at
  * the target, one request has the target apply them all, and after its answer the
- * old values wait in the stage to be read.  One message carries a run where
- * amo_elements sends one per element, which over net cost 10-16 us each. */
-static int amo_runs(ofi_win_t *o, int peer, uint64_t roff, rmaib_basic_t b, rmaib_op_t op,
-                    const char *operand, char *fetch, size_t n)
+ * old values wait in the stage to be read.  The request must not overtake the put:
+ * one stream per peer places them in order, elsewhere the put is flushed first.
+ * One request per element cost 10-16 us an element over net. */
+static int amo_runs(rmaib_win_t *w, ofi_win_t *o, int peer, uint64_t roff, rmaib_basic_t b,
+                    rmaib_op_t op, const char *operand, char *fetch, size_t n)
 {
     ofi_peer_t *p = &o->peers[peer];
     size_t es = rmaib_basic_size(b), per = o->stage_bytes / es;
@@ -2254,18 +2231,14 @@ static int amo_runs(ofi_win_t *o, int peer, uint64_t roff, rmaib_basic_t b, rmai
     for (size_t done = 0; done < n && rc == RMAIB_OK; done += per) {
         size_t k = n - done < per ? n - done : per;
         if (operand) {
-            pool_blk_t *blk = pool_alloc(k * es, p);
-            ssize_t r;
-            memcpy(blk_data(blk), operand + done * es, k * es);
-            POST(r, fi_write(ofi.ep, blk_data(blk), k * es, ofi.pool_desc, p->addr, stage,
-                             p->box_key, blk));
-            if (r != 0) {
-                pool_release(blk);
-                return post_failed("accumulate", r);
+            rc = write_copied(p, stage, p->box_key, operand + done * es, k * es);
+            if (rc == RMAIB_OK && k * es > ofi.waw_size) {
+                p->unread = !ofi.delivery_complete;
+                rc = flush_peer(w, p);
             }
-            p->issued++;
         }
-        rc = amo_blocking(o, peer, roff + done * es, rmaib_amo_data_run(b, op), k, 0, NULL);
+        if (rc == RMAIB_OK)
+            rc = amo_blocking(o, peer, roff + done * es, rmaib_amo_data_run(b, op), k, 0, NULL);
         if (rc == RMAIB_OK && fetch)
             rc = read_blocking(p, fetch + done * es, k * es, stage, p->box_key);
     }
@@ -2292,11 +2265,19 @@ static int ofi_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_
      * for its answer, so nothing sent later overtakes it.  A provider without
      * atomics sends every element this way (acc_native said which). */
     ofi_win_t *o = w->ofi;
-    int runs = n > 1 && o->stage_bytes >= es && (ofi.amo_only || n * es >= AMO_RUN_MIN);
+    int runs = n > 1 && (ofi.amo_only || n * es >= AMO_RUN_MIN);
     if (o->amo && (ofi.amo_only || runs || (fetch && n == 1))
-        && w->flavor != RMAIB_FLAVOR_DYNAMIC && rmaib_cpu_atomic_supported(b, op))
-        return runs ? amo_runs(o, peer, roff, b, op, operand, fetch, n)
-            : amo_elements(o, peer, roff, rmaib_amo_data_op(b, op), es, operand, fetch, n);
+        && w->flavor != RMAIB_FLAVOR_DYNAMIC && rmaib_cpu_atomic_supported(b, op)) {
+        if (runs)
+            return amo_runs(w, o, peer, roff, b, op, operand, fetch, n);
+        uint64_t in = 0, old = 0;
+        if (operand)
+            memcpy(&in, operand, es);
+        rc = amo_blocking(o, peer, roff, rmaib_amo_data_op(b, op), in, 0, &old);
+        if (fetch)
+            memcpy(fetch, &old, es);
+        return rc;
+    }
     if (!map_datatype(b, &dt) || !map_op(op, &fop))
         return RMAIB_ERR_INTERN;
     size_t lim = fetch ? ofi.count_f[b] : ofi.count_nf[b];
