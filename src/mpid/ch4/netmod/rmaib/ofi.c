@@ -49,9 +49,11 @@
  * writes.  One reaper at a time (reap_lock) keeps one origin's requests in the
  * order it sent them.  The request's format, its checks and the slot choice are
  * mailbox.c's; a request it refuses gets an AMO_REFUSED answer, and the origin's
- * call fails.  RMAIB_OFI_ATOMICS=provider keeps rxm's atomics.  A provider with no
- * atomics (net) sends every atomic this way; accumulates in dynamic windows and on
- * types the CPU cannot update atomically take the core's locked path there.
+ * call fails (a one-way request: its next flush to that target, as when a provider
+ * atomic left in flight fails).  RMAIB_OFI_ATOMICS=provider keeps rxm's atomics.  A
+ * provider with no atomics (net) sends every atomic this way; accumulates in
+ * dynamic windows and on types the CPU cannot update atomically take the core's
+ * locked path there.
  * Accumulates of several elements (there, and from AMO_RUN_MIN bytes everywhere)
  * go as runs: the operands put into the origin's stage in the target's mailbox, one
  * request applying them all (amo_runs).
@@ -314,7 +316,11 @@ static int handle_error(void)
     if (fi_cq_readerr(ofi.cq, &e, 0) <= 0)
         return 0;
     say_cq_error(&e);
-    complete(e.op_context, e.err ? e.err : FI_EOTHER);
+    /* No context: no operation of ours.  rxm reports here, at the target, a peer's
+     * atomic it rejected (an address outside the registration); the origin gets its
+     * own error entry. */
+    if (e.op_context)
+        complete(e.op_context, e.err ? e.err : FI_EOTHER);
     return 1;
 }
 
@@ -1822,6 +1828,10 @@ static int ctrl64(ofi_peer_t *p, size_t off, int kind, enum fi_op op, uint64_t o
 
 enum { AMO_REFUSED = 0, AMO_REQUEST = 1, AMO_ONE_WAY = 2, AMO_ANSWER = 3 };
 enum { AMO_FULL = 1 };          /* amo_issue: no slot may go to a one-way request now */
+/* In the slot byte of an AMO_REFUSED answer: the refused request was one-way.  Nobody
+ * waits on its slot, which the next answered request frees as for any one-way; the
+ * origin keeps the error for its next flush to this target. */
+enum { AMO_ONE_WAY_REFUSED = 0x80 };
 /* From this many bytes an accumulate goes to the target as runs (amo_runs) even
  * where the provider has atomics, which over tcp are the same CPU atomics applied
  * by rxm element by element: accumulate+flush of 16 KiB took 177-195 us with rxm's
@@ -1891,12 +1901,14 @@ static void amo_resend(void)
     }
 }
 
-static void amo_answer(ofi_win_t *o, int origin, int slot, unsigned kind, uint64_t value)
+/* flags: 0 or AMO_ONE_WAY_REFUSED, carried in the slot byte of the CQ data. */
+static void amo_answer(ofi_win_t *o, int origin, int slot, unsigned kind, int flags,
+                       uint64_t value)
 {
     ofi_peer_t *p = &o->peers[origin];
     uint64_t at = ((uint64_t) o->rank * RMAIB_AMO_SLOTS + (uint64_t) slot) * sizeof(uint64_t);
     amo_unsent_t a = { p->addr, p->box_raddr + amo_answers_off(o) + at, p->box_key,
-                       amo_data(kind, p->box_wid, o->rank, slot), value };
+                       amo_data(kind, p->box_wid, o->rank, slot | flags), value };
     if (amo_nqueued == 0 && amo_send_answer(&a))
         return;
     if (amo_nqueued == amo_queue_cap) {
@@ -1925,7 +1937,9 @@ static void amo_serve(ofi_win_t *o, int origin, int slot, int one_way)
         rmaib_host_say("rmaib: refused a malformed mailbox atomic from rank %d "
                        "(offset %llu, op %#x)", origin, (unsigned long long) q->off, q->op);
     if (!one_way)
-        amo_answer(o, origin, slot, rc == RMAIB_OK ? AMO_ANSWER : AMO_REFUSED, old);
+        amo_answer(o, origin, slot, rc == RMAIB_OK ? AMO_ANSWER : AMO_REFUSED, 0, old);
+    else if (rc != RMAIB_OK)
+        amo_answer(o, origin, slot, AMO_REFUSED, AMO_ONE_WAY_REFUSED, 0);
 }
 
 /* Our request in slot came back (refused: the target did not apply it): hand the
@@ -1958,7 +1972,7 @@ static void amo_incoming(uint64_t data)
 {
     unsigned kind = (unsigned) (data >> 62), wid = (unsigned) (data >> 40) & 0x3fffff;
     uint32_t rank = (uint32_t) (data >> 8);
-    int slot = (int) (data & 0xff);
+    int slot = (int) (data & 0xff & ~AMO_ONE_WAY_REFUSED);
     ofi_win_t *o = wid >= 1 && wid <= AMO_MAX_WINS
         ? atomic_load_explicit(&amo_wins[wid - 1], memory_order_acquire) : NULL;
     if (!o || rank >= (uint32_t) o->nranks || slot >= RMAIB_AMO_SLOTS) {
@@ -1967,7 +1981,9 @@ static void amo_incoming(uint64_t data)
                            (unsigned long long) data);
         return;
     }
-    if (kind == AMO_ANSWER || kind == AMO_REFUSED)
+    if (kind == AMO_REFUSED && (data & AMO_ONE_WAY_REFUSED))
+        atomic_store_explicit(&o->peers[rank].err, FI_EINVAL, memory_order_relaxed);
+    else if (kind == AMO_ANSWER || kind == AMO_REFUSED)
         amo_answered(o, (int) rank, slot, kind == AMO_REFUSED);
     else
         amo_serve(o, (int) rank, slot, kind == AMO_ONE_WAY);
