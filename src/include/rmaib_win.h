@@ -283,6 +283,11 @@ static inline int rmaib_ctrl_op2(rmaib_win_t *w, const rmaib_ctrl_req_t req[2])
 
 /* Shared between the synchronisation files. */
 int rmaib_epoch_check_target(rmaib_win_t *w, int target, int flags);
+/* Remote completion of what this process issued to target: through its transport
+ * and, where the window's atomics transport is another (a window spanning nodes),
+ * through that one too, which carried the accumulates and control-word atomics and
+ * holds any error they met. */
+int rmaib_flush_target(rmaib_win_t *w, int target);
 int rmaib_flush_issued(rmaib_win_t *w);
 int rmaib_quiesce(rmaib_win_t *w);
 int rmaib_dynamic_range_ok(rmaib_win_t *w, int target, uint64_t lo, uint64_t hi);

@@ -97,18 +97,22 @@ int rmaib_unlock(rmaib_win_t *w, int target)
     if (w->access != RMAIB_ACCESS_LOCK || !held)
         return RMAIB_ERR_RMA_SYNC;
     int type = held & ~RMAIB_LOCK_NOCHECK_BIT;
-    int rc = w->peers[target].tp->flush(w, target);
+    int rc = rmaib_flush_target(w, target), rc2 = RMAIB_OK;
     uint64_t ops0 = w->stat_remote_ops;
-    if (rc == RMAIB_OK && !(held & RMAIB_LOCK_NOCHECK_BIT)) {
+    /* The lock goes even if the flush failed: the error is the epoch's operations',
+     * and a lock kept would stall every other origin for good. */
+    if (!(held & RMAIB_LOCK_NOCHECK_BIT)) {
         if (type == RMAIB_LOCK_SHARED) {
-            rc = rmaib_tas_release(w, target, type);
+            rc2 = rmaib_tas_release(w, target, type);
         } else {
-            rc = w->lock_alg == RMAIB_LOCKALG_MCS ? rmaib_mcs_release(w, target)
+            rc2 = w->lock_alg == RMAIB_LOCKALG_MCS ? rmaib_mcs_release(w, target)
                 : rmaib_tas_release(w, target, type);
-            if (--w->excl_count == 0 && rc == RMAIB_OK)
-                rc = rmaib_global_excl_leave(w);
+            if (--w->excl_count == 0 && rc2 == RMAIB_OK)
+                rc2 = rmaib_global_excl_leave(w);
         }
     }
+    if (rc == RMAIB_OK)
+        rc = rc2;
     w->stat_lock_ops += w->stat_remote_ops - ops0;
     w->peers[target].lock_type = RMAIB_LOCK_NONE;
     if (--w->nlocks == 0)

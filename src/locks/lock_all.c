@@ -73,8 +73,12 @@ int rmaib_unlock_all(rmaib_win_t *w)
     if (w->access != RMAIB_ACCESS_LOCK_ALL)
         return RMAIB_ERR_RMA_SYNC;
     int rc = rmaib_flush_issued(w);
-    if (rc == RMAIB_OK && !w->lock_all_nocheck)
-        rc = rmaib_ctrl_op(w, MASTER, GLOBAL, RMAIB_AOP_FADD, -RMAIB_GLOBAL_ALL_ONE, 0, NULL);
+    /* Leave even if the flush failed, as rmaib_unlock does. */
+    if (!w->lock_all_nocheck) {
+        int rc2 = rmaib_ctrl_op(w, MASTER, GLOBAL, RMAIB_AOP_FADD, -RMAIB_GLOBAL_ALL_ONE, 0, NULL);
+        if (rc == RMAIB_OK)
+            rc = rc2;
+    }
     w->access = RMAIB_ACCESS_NONE;
     return rc;
 }

@@ -50,7 +50,18 @@ static int passive_any_ok(rmaib_win_t *w)
 int rmaib_flush(rmaib_win_t *w, int target)
 {
     int rc = passive_target_ok(w, target);
-    return rc != RMAIB_OK ? rc : w->peers[target].tp->flush(w, target);
+    return rc != RMAIB_OK ? rc : rmaib_flush_target(w, target);
+}
+
+int rmaib_flush_target(rmaib_win_t *w, int target)
+{
+    int rc = w->peers[target].tp->flush(w, target);
+    if (w->atp != w->peers[target].tp) {
+        int rc2 = w->atp->flush(w, target);
+        if (rc == RMAIB_OK)
+            rc = rc2;
+    }
+    return rc;
 }
 
 int rmaib_flush_local(rmaib_win_t *w, int target)

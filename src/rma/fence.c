@@ -39,9 +39,14 @@ int rmaib_fence(rmaib_win_t *w, int assert)
     int rc = RMAIB_OK;
     if (!(assert & RMAIB_MODE_NOPRECEDE))
         rc = rmaib_flush_issued(w);
-    if (rc == RMAIB_OK && (assert & (RMAIB_MODE_NOPRECEDE | RMAIB_MODE_NOSUCCEED))
-        != (RMAIB_MODE_NOPRECEDE | RMAIB_MODE_NOSUCCEED))
-        rc = fence_barrier(w);
+    /* The barrier goes on even if the flush failed: the peers would wait in it for
+     * good.  The flush's error is the one returned. */
+    if ((assert & (RMAIB_MODE_NOPRECEDE | RMAIB_MODE_NOSUCCEED))
+        != (RMAIB_MODE_NOPRECEDE | RMAIB_MODE_NOSUCCEED)) {
+        int rc2 = fence_barrier(w);
+        if (rc == RMAIB_OK)
+            rc = rc2;
+    }
     if (assert & RMAIB_MODE_NOSUCCEED) {
         w->access = RMAIB_ACCESS_NONE;
         w->exposure = RMAIB_EXPOSURE_NONE;

@@ -97,18 +97,19 @@ int rmaib_pscw_wait_post(rmaib_win_t *w, int target)
 /* The complete must land after the epoch's operations on target.  The store's
  * transport orders it after what that transport carried (ctrl_store), so there is no
  * flush and no round trip; accumulates that went through the window's atomics
- * transport instead (a window spanning nodes) are flushed first. */
+ * transport instead (a window spanning nodes) are flushed first.  The complete goes
+ * even if that flush failed, or the target would wait for it for good; the flush's
+ * error is the one returned. */
 static int send_complete(rmaib_win_t *w, int target)
 {
     int rc = RMAIB_OK;
     if (w->atp != w->peers[target].tp)
         rc = w->atp->flush(w, target);
-    if (rc == RMAIB_OK)
-        rc = rmaib_ctrl_store(w, target, rmaib_ctrl_seq_off(w->nranks, RMAIB_SEQ_COMPLETE,
-                                                            w->rank),
-                              w->pscw[target].completes_sent + 1);
-    w->pscw[target].completes_sent += rc == RMAIB_OK;
-    return rc;
+    int rc2 = rmaib_ctrl_store(w, target, rmaib_ctrl_seq_off(w->nranks, RMAIB_SEQ_COMPLETE,
+                                                             w->rank),
+                               w->pscw[target].completes_sent + 1);
+    w->pscw[target].completes_sent += rc2 == RMAIB_OK;
+    return rc != RMAIB_OK ? rc : rc2;
 }
 
 int rmaib_complete(rmaib_win_t *w)
@@ -119,8 +120,11 @@ int rmaib_complete(rmaib_win_t *w)
     for (int i = 0; rc == RMAIB_OK && i < w->nstart; i++)
         if (w->start_state[w->start_ranks[i]] == RMAIB_START_WAITING)
             rc = rmaib_pscw_wait_post(w, w->start_ranks[i]);
-    for (int i = 0; rc == RMAIB_OK && i < w->nstart; i++)
-        rc = send_complete(w, w->start_ranks[i]);
+    for (int i = 0, posted = rc == RMAIB_OK; posted && i < w->nstart; i++) {
+        int rc2 = send_complete(w, w->start_ranks[i]);
+        if (rc == RMAIB_OK)
+            rc = rc2;
+    }
     for (int i = 0; i < w->nstart; i++)
         w->start_state[w->start_ranks[i]] = RMAIB_START_OUT;
     w->nstart = 0;
