@@ -73,6 +73,7 @@ rma_tests += test/rma/ofi_bad_config
 rma_tests += test/rma/progress_thread_idle
 rma_tests += test/rma/target_in_host_wait
 rma_tests += test/rma/flush_delivers
+rma_tests += test/rma/ofi_refused_atomic
 # --- end of block D ---
 
 check_PROGRAMS += $(rma_tests)
