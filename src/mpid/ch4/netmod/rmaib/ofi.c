@@ -294,7 +294,9 @@ static void say_cq_error(const struct fi_cq_err_entry *e)
 {
     if (atomic_exchange(&ofi.said_error, 1))
         return;
-    rmaib_host_say("rmaib: ofi operation failed: %s (%s)", fi_strerror(e->err),
+    rmaib_host_say("rmaib: %s failed: %s (%s)",
+                   e->op_context ? "ofi operation" : "a peer's ofi operation on this process",
+                   fi_strerror(e->err),
                    fi_cq_strerror(ofi.cq, e->prov_errno, e->err_data, NULL, 0));
 }
 
