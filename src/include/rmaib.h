@@ -80,6 +80,9 @@ void rmaib_finalize(void);
 
 /* Window lifetime (collective over the group). */
 int rmaib_win_create(const rmaib_win_args_t *args, rmaib_win_t **win);
+/* rmaib_win_free fails with RMAIB_ERR_RMA_SYNC, leaving the window as it was, while
+ * an epoch is open; any other error reports an operation that failed earlier, and
+ * the window is gone all the same. */
 int rmaib_win_free(rmaib_win_t *win);
 int rmaib_win_attach(rmaib_win_t *win, void *base, size_t size);
 int rmaib_win_detach(rmaib_win_t *win, const void *base);

@@ -72,24 +72,28 @@ int rmaib_flush_local(rmaib_win_t *w, int target)
 
 /* Remote completion of everything this process issued on the window, whatever the
  * epoch; fence, complete and unlock_all use it too. */
+/* Both go through every transport whatever one of them reports: the window's
+ * memory may go after them.  The first error is returned. */
 int rmaib_flush_issued(rmaib_win_t *w)
 {
+    int rc = RMAIB_OK;
     for (int i = 0; i < w->ntps; i++) {
-        int rc = w->tps[i]->flush(w, -1);
-        if (rc != RMAIB_OK)
-            return rc;
+        int rc2 = w->tps[i]->flush(w, -1);
+        if (rc == RMAIB_OK)
+            rc = rc2;
     }
-    return RMAIB_OK;
+    return rc;
 }
 
 int rmaib_quiesce(rmaib_win_t *w)
 {
+    int rc = RMAIB_OK;
     for (int i = 0; i < w->ntps; i++) {
-        int rc = w->tps[i]->quiesce ? w->tps[i]->quiesce(w) : w->tps[i]->flush(w, -1);
-        if (rc != RMAIB_OK)
-            return rc;
+        int rc2 = w->tps[i]->quiesce ? w->tps[i]->quiesce(w) : w->tps[i]->flush(w, -1);
+        if (rc == RMAIB_OK)
+            rc = rc2;
     }
-    return RMAIB_OK;
+    return rc;
 }
 
 int rmaib_flush_all(rmaib_win_t *w)

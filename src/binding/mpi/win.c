@@ -215,14 +215,17 @@ int MPI_Win_free(MPI_Win *win)
         return rmaib_mpi_comm_error(MPI_COMM_WORLD, MPI_ERR_ARG);
     LOOKUP(*win, bw);
     int rerr = rmaib_win_free(bw->core);
-    if (rerr != RMAIB_OK)
+    if (rerr == RMAIB_ERR_RMA_SYNC)    /* an epoch is open: nothing was freed */
         return rmaib_mpi_win_ret(bw, rerr);
+    /* Any other error reports an earlier operation, and rmaib's window is gone: the
+     * handle goes too, once its error handler has seen the error. */
+    int code = rerr != RMAIB_OK ? rmaib_mpi_win_ret(bw, rerr) : MPI_SUCCESS;
     rmaib_mpi_win_remove(bw->shadow);
     int rc = PMPI_Win_free(&bw->shadow);  /* runs the user's attribute delete callbacks */
     dup_release(bw->dup);
     free(bw);
     *win = MPI_WIN_NULL;
-    return rc;
+    return code != MPI_SUCCESS ? code : rc;
 }
 
 int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)

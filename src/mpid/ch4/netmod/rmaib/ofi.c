@@ -1726,19 +1726,20 @@ static int ofi_flush(rmaib_win_t *w, int peer)
 /* Window free: the control-word atomics left in flight land too (and the data). */
 static int amo_quiesce(ofi_win_t *o);
 
+/* Every step runs whatever an earlier one reported: the peers' records go after
+ * this, and an operation still posted would complete into freed memory. */
 static int ofi_quiesce(rmaib_win_t *w)
 {
     ofi_win_t *o = w->ofi;
     int rc = o->amo ? amo_quiesce(o) : RMAIB_OK;
-    if (rc != RMAIB_OK)
-        return rc;
     for (int r = 0; r < w->nranks; r++) {
         ofi_peer_t *p = &o->peers[r];
         RMAIB_BACKOFF(bo);
         while (atomic_load_explicit(&p->ctrl_done, memory_order_acquire) != p->ctrl_issued)
             rmaib_backoff(&bo);
     }
-    return ofi_flush(w, -1);
+    int rc2 = ofi_flush(w, -1);
+    return rc != RMAIB_OK ? rc : rc2;
 }
 
 static int ofi_flush_local(rmaib_win_t *w, int peer)
@@ -2043,13 +2044,14 @@ static int amo_blocking(ofi_win_t *o, int peer, uint64_t off, uint32_t op, uint6
 static int amo_quiesce(ofi_win_t *o)
 {
     int rc = RMAIB_OK;
-    for (int r = 0; r < o->nranks && rc == RMAIB_OK; r++) {
+    for (int r = 0; r < o->nranks; r++) {
         ofi_peer_t *p = &o->peers[r];
         pthread_mutex_lock(&p->amo_lock);
         uint32_t busy = p->amo_busy;
         pthread_mutex_unlock(&p->amo_lock);
-        if (busy)
-            rc = amo_blocking(o, r, 0, RMAIB_AOP_READ, 0, 0, NULL);
+        int rc2 = busy ? amo_blocking(o, r, 0, RMAIB_AOP_READ, 0, 0, NULL) : RMAIB_OK;
+        if (rc == RMAIB_OK)
+            rc = rc2;
     }
     return rc;
 }
