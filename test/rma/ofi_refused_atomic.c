@@ -19,7 +19,10 @@
  *  - an answered read of the target's accumulate lock word, sent behind the bad
  *    request, returns 0 (nobody holds it);
  *  - afterwards exclusive locks, fetch-and-op and accumulate give exact results,
- *    and MPI_Win_free succeeds.
+ *    and MPI_Win_free succeeds;
+ *  - on a second window, a refused one-way request with no call after it fails
+ *    MPI_Win_free, which still frees the window (the handle becomes
+ *    MPI_WIN_NULL), and a third window moves data.
  * Through the ofi backend's mailbox (tcp;ofi_rxm's default, net) the target
  * refuses the request; with the provider's atomics (RMAIB_OFI_ATOMICS=provider) the
  * provider rejects the address.  Where control-word atomics go through shared
@@ -103,6 +106,7 @@ int main(int argc, char **argv)
         for (int how = 0; how < NCLOSE; how++)
             tap_skip(close_name[how], why);
         tap_skip("the window works after the refusals", why);
+        tap_skip("MPI_Win_free", why);
         MPI_Win_free(&win);
         return tap_done();
     }
@@ -176,5 +180,30 @@ int main(int argc, char **argv)
     MPI_Win_unlock(me, win);
     TAP_CHECK(MPI_Win_free(&win) == MPI_SUCCESS, "MPI_Win_free failed");
     tap_ok("the window works after the refusals: locks, fetch-and-op, accumulate, free");
+
+    MPI_Win_allocate(8 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    w = rmaib_mpi_win_find(win)->core;
+    int rc = w->atp->ctrl_atomic(w, right, BAD_OFF, RMAIB_AOP_FADD, 1, 0, NULL);
+    int cls = err_class(MPI_Win_free(&win));
+    if (rc == RMAIB_OK)
+        TAP_CHECK(cls == MPI_ERR_OTHER, "MPI_Win_free after a one-way refusal gave class %d, "
+                  "want MPI_ERR_OTHER", cls);
+    else
+        TAP_CHECK(cls == MPI_SUCCESS, "MPI_Win_free after a failed one-way request gave %d", cls);
+    TAP_CHECK(win == MPI_WIN_NULL, "MPI_Win_free left the handle set");
+    long src = 2000 + me, got = -1;
+    MPI_Win_allocate(8 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    base[3] = -1;
+    MPI_Win_fence(0, win);
+    MPI_Put(&src, 1, MPI_LONG, right, 3, 1, MPI_LONG, win);
+    MPI_Win_fence(0, win);
+    MPI_Get(&got, 1, MPI_LONG, left, 3, 1, MPI_LONG, win);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+    TAP_CHECK(base[3] == 2000 + left && got == 2000 + (left + np - 1) % np,
+              "the next window holds %ld and got %ld", base[3], got);
+    TAP_CHECK(MPI_Win_free(&win) == MPI_SUCCESS, "freeing the next window failed");
+    tap_ok("MPI_Win_free reports a refused one-way request left in flight, and frees the "
+           "window; the next window moves data");
     return tap_done();
 }
