@@ -71,9 +71,9 @@ int rmaib_flush_local(rmaib_win_t *w, int target)
 }
 
 /* Remote completion of everything this process issued on the window, whatever the
- * epoch; fence, complete and unlock_all use it too. */
-/* Both go through every transport whatever one of them reports: the window's
- * memory may go after them.  The first error is returned. */
+ * epoch; fence, complete and unlock_all use it too.  It and rmaib_quiesce go through
+ * every transport whatever one of them reports (the window's memory may go after
+ * them) and return the first error. */
 int rmaib_flush_issued(rmaib_win_t *w)
 {
     int rc = RMAIB_OK;

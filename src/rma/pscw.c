@@ -120,10 +120,12 @@ int rmaib_complete(rmaib_win_t *w)
     for (int i = 0; rc == RMAIB_OK && i < w->nstart; i++)
         if (w->start_state[w->start_ranks[i]] == RMAIB_START_WAITING)
             rc = rmaib_pscw_wait_post(w, w->start_ranks[i]);
-    for (int i = 0, posted = rc == RMAIB_OK; posted && i < w->nstart; i++) {
-        int rc2 = send_complete(w, w->start_ranks[i]);
-        if (rc == RMAIB_OK)
-            rc = rc2;
+    if (rc == RMAIB_OK) {       /* every post seen: each target gets its complete */
+        for (int i = 0; i < w->nstart; i++) {
+            int rc2 = send_complete(w, w->start_ranks[i]);
+            if (rc == RMAIB_OK)
+                rc = rc2;
+        }
     }
     for (int i = 0; i < w->nstart; i++)
         w->start_state[w->start_ranks[i]] = RMAIB_START_OUT;
