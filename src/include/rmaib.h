@@ -34,6 +34,13 @@ typedef enum rmaib_err {
     RMAIB_ERR_INTERN        /* a bug in rmaib */
 } rmaib_err_t;
 
+/* A call that goes on after a failed step, so that no peer is left waiting for its
+ * part, reports the first error: rc = rmaib_first_error(rc, next_step(...)). */
+static inline int rmaib_first_error(int rc, int rc2)
+{
+    return rc != RMAIB_OK ? rc : rc2;
+}
+
 /* Window flavors, lock types and assertion bits; bindings map MPI's values onto these. */
 enum { RMAIB_FLAVOR_CREATE = 1, RMAIB_FLAVOR_ALLOCATE, RMAIB_FLAVOR_DYNAMIC, RMAIB_FLAVOR_SHARED };
 enum { RMAIB_LOCK_NONE = 0, RMAIB_LOCK_SHARED = 1, RMAIB_LOCK_EXCLUSIVE = 2 };

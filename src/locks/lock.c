@@ -111,8 +111,7 @@ int rmaib_unlock(rmaib_win_t *w, int target)
                 rc2 = rmaib_global_excl_leave(w);
         }
     }
-    if (rc == RMAIB_OK)
-        rc = rc2;
+    rc = rmaib_first_error(rc, rc2);
     w->stat_lock_ops += w->stat_remote_ops - ops0;
     w->peers[target].lock_type = RMAIB_LOCK_NONE;
     if (--w->nlocks == 0)

@@ -75,9 +75,8 @@ int rmaib_unlock_all(rmaib_win_t *w)
     int rc = rmaib_flush_issued(w);
     /* Leave even if the flush failed, as rmaib_unlock does. */
     if (!w->lock_all_nocheck) {
-        int rc2 = rmaib_ctrl_op(w, MASTER, GLOBAL, RMAIB_AOP_FADD, -RMAIB_GLOBAL_ALL_ONE, 0, NULL);
-        if (rc == RMAIB_OK)
-            rc = rc2;
+        rc = rmaib_first_error(rc, rmaib_ctrl_op(w, MASTER, GLOBAL, RMAIB_AOP_FADD,
+                                                 -RMAIB_GLOBAL_ALL_ONE, 0, NULL));
     }
     w->access = RMAIB_ACCESS_NONE;
     return rc;

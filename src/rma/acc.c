@@ -37,7 +37,7 @@ static int acc_unlock(rmaib_win_t *w, int target)
 {
     int rc = w->peers[target].tp->flush(w, target);
     int rc2 = rmaib_ctrl_op(w, target, ACC_LOCK, RMAIB_AOP_WRITE, 0, 0, NULL);
-    return rc != RMAIB_OK ? rc : rc2;
+    return rmaib_first_error(rc, rc2);
 }
 
 /*
@@ -173,9 +173,7 @@ static int acc_apply_pairs(rmaib_win_t *w, int target, rmaib_op_t op, rmaib_basi
         }
     }
     if (locked) {
-        int rc2 = acc_unlock(w, target);
-        if (rc == RMAIB_OK)
-            rc = rc2;
+        rc = rmaib_first_error(rc, acc_unlock(w, target));
     }
     return rc;
 }
@@ -232,9 +230,7 @@ static int acc_apply(rmaib_win_t *w, int target, rmaib_op_t op, rmaib_basic_t b,
     if (lb && rc == RMAIB_OK)
         rc = batch_flush(lb);
     if (locked) {
-        int rc2 = acc_unlock(w, target);
-        if (rc == RMAIB_OK)
-            rc = rc2;
+        rc = rmaib_first_error(rc, acc_unlock(w, target));
     }
     free(lb);
     return rc;
@@ -398,6 +394,5 @@ int rmaib_compare_and_swap(rmaib_win_t *w, const void *obuf, const void *cbuf, v
     if (rc == RMAIB_OK && memcmp(old, cbuf, l->size) == 0)
         rc = tp->put(w, target, roff, obuf, l->size);
     memcpy(rbuf, old, l->size);
-    int rc2 = acc_unlock(w, target);
-    return rc != RMAIB_OK ? rc : rc2;
+    return rmaib_first_error(rc, acc_unlock(w, target));
 }

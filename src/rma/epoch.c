@@ -57,9 +57,7 @@ int rmaib_flush_target(rmaib_win_t *w, int target)
 {
     int rc = w->peers[target].tp->flush(w, target);
     if (w->atp != w->peers[target].tp) {
-        int rc2 = w->atp->flush(w, target);
-        if (rc == RMAIB_OK)
-            rc = rc2;
+        rc = rmaib_first_error(rc, w->atp->flush(w, target));
     }
     return rc;
 }
@@ -78,9 +76,7 @@ int rmaib_flush_issued(rmaib_win_t *w)
 {
     int rc = RMAIB_OK;
     for (int i = 0; i < w->ntps; i++) {
-        int rc2 = w->tps[i]->flush(w, -1);
-        if (rc == RMAIB_OK)
-            rc = rc2;
+        rc = rmaib_first_error(rc, w->tps[i]->flush(w, -1));
     }
     return rc;
 }
@@ -89,9 +85,8 @@ int rmaib_quiesce(rmaib_win_t *w)
 {
     int rc = RMAIB_OK;
     for (int i = 0; i < w->ntps; i++) {
-        int rc2 = w->tps[i]->quiesce ? w->tps[i]->quiesce(w) : w->tps[i]->flush(w, -1);
-        if (rc == RMAIB_OK)
-            rc = rc2;
+        const rmaib_tp_ops_t *tp = w->tps[i];
+        rc = rmaib_first_error(rc, tp->quiesce ? tp->quiesce(w) : tp->flush(w, -1));
     }
     return rc;
 }

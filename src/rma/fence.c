@@ -43,9 +43,7 @@ int rmaib_fence(rmaib_win_t *w, int assert)
      * good.  The flush's error is the one returned. */
     if ((assert & (RMAIB_MODE_NOPRECEDE | RMAIB_MODE_NOSUCCEED))
         != (RMAIB_MODE_NOPRECEDE | RMAIB_MODE_NOSUCCEED)) {
-        int rc2 = fence_barrier(w);
-        if (rc == RMAIB_OK)
-            rc = rc2;
+        rc = rmaib_first_error(rc, fence_barrier(w));
     }
     if (assert & RMAIB_MODE_NOSUCCEED) {
         w->access = RMAIB_ACCESS_NONE;

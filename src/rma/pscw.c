@@ -109,7 +109,7 @@ static int send_complete(rmaib_win_t *w, int target)
                                                              w->rank),
                                w->pscw[target].completes_sent + 1);
     w->pscw[target].completes_sent += rc2 == RMAIB_OK;
-    return rc != RMAIB_OK ? rc : rc2;
+    return rmaib_first_error(rc, rc2);
 }
 
 int rmaib_complete(rmaib_win_t *w)
@@ -122,9 +122,7 @@ int rmaib_complete(rmaib_win_t *w)
             rc = rmaib_pscw_wait_post(w, w->start_ranks[i]);
     if (rc == RMAIB_OK) {       /* every post seen: each target gets its complete */
         for (int i = 0; i < w->nstart; i++) {
-            int rc2 = send_complete(w, w->start_ranks[i]);
-            if (rc == RMAIB_OK)
-                rc = rc2;
+            rc = rmaib_first_error(rc, send_complete(w, w->start_ranks[i]));
         }
     }
     for (int i = 0; i < w->nstart; i++)

@@ -175,9 +175,7 @@ int rmaib_win_free(rmaib_win_t *w)
      * too have reached MPI_Win_free; our own last releases may still be in flight
      * (ofi posts them), so they land before the barrier. */
     int rc = rmaib_quiesce(w);
-    int rc2 = rmaib_host_barrier(w->hcomm);
-    if (rc == RMAIB_OK)
-        rc = rc2;
+    rc = rmaib_first_error(rc, rmaib_host_barrier(w->hcomm));
     rmaib_transport_win_fini(w);
     free(w->peers);
     free(w->start_state);

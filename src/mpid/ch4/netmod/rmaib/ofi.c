@@ -1076,10 +1076,8 @@ static int connect_peers(rmaib_win_t *w, ofi_win_t *o, const int *connected)
         }
         buf += 8;
     }
-    int rc2 = wait_for(&wt);
+    rc = rmaib_first_error(rc, wait_for(&wt));
     pool_release(b);
-    if (rc == RMAIB_OK)
-        rc = rc2;
     for (int r = 0; rc == RMAIB_OK && r < p; r++)
         if (!connected[r])
             mark_connected(o->peers[r].addr);
@@ -1359,16 +1357,13 @@ static int read_blocking(ofi_peer_t *p, void *dst, size_t len, uint64_t raddr, u
         char *to = b ? blk_data(b) : (char *) dst + done;
         rc = read_post(p, to, n, raddr + done, key, &wt);
         if (b) {
-            int rc2 = wait_for(&wt);
+            rc = rmaib_first_error(rc, wait_for(&wt));
             if (rc == RMAIB_OK)
                 memcpy((char *) dst + done, to, n);
             pool_release(b);
-            if (rc == RMAIB_OK)
-                rc = rc2;
         }
     }
-    int rc2 = wait_for(&wt);
-    return rc != RMAIB_OK ? rc : rc2;
+    return rmaib_first_error(rc, wait_for(&wt));
 }
 
 /* A consistent copy of a dynamic target's key table, read again only when the
@@ -1662,9 +1657,7 @@ static int ofi_getv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size
             posted++;
             i += k;
         }
-        int rc2 = wait_for(&wt);
-        if (rc == RMAIB_OK)
-            rc = rc2;
+        rc = rmaib_first_error(rc, wait_for(&wt));
     }
     if (rc == RMAIB_OK)
         p->unread = 0;
@@ -1691,9 +1684,7 @@ static int flush_peer(rmaib_win_t *w, ofi_peer_t *p)
         rmaib_backoff(&bo);
     p->unordered = 0;
     if (early) {
-        int rc2 = wait_for(&wt);
-        if (rc == RMAIB_OK)
-            rc = rc2;
+        rc = rmaib_first_error(rc, wait_for(&wt));
         p->unread = 0;
     } else if (p->unread) {     /* FI_MR_LOCAL: the read lands in a ring block */
         rc = read_blocking(p, &dummy, sizeof dummy, p->ctrl_raddr, p->ctrl_key);
@@ -1714,9 +1705,7 @@ static int ofi_flush(rmaib_win_t *w, int peer)
         ofi_peer_t *p = &o->peers[r];
         if (p->issued != atomic_load_explicit(&p->done, memory_order_acquire) || p->unread
             || atomic_load_explicit(&p->err, memory_order_relaxed)) {
-            int rc2 = flush_peer(w, p);
-            if (rc == RMAIB_OK)
-                rc = rc2;
+            rc = rmaib_first_error(rc, flush_peer(w, p));
         }
     }
     return rc;
@@ -1738,8 +1727,7 @@ static int ofi_quiesce(rmaib_win_t *w)
         while (atomic_load_explicit(&p->ctrl_done, memory_order_acquire) != p->ctrl_issued)
             rmaib_backoff(&bo);
     }
-    int rc2 = ofi_flush(w, -1);
-    return rc != RMAIB_OK ? rc : rc2;
+    return rmaib_first_error(rc, ofi_flush(w, -1));
 }
 
 static int ofi_flush_local(rmaib_win_t *w, int peer)
@@ -2049,9 +2037,8 @@ static int amo_quiesce(ofi_win_t *o)
         pthread_mutex_lock(&p->amo_lock);
         uint32_t busy = p->amo_busy;
         pthread_mutex_unlock(&p->amo_lock);
-        int rc2 = busy ? amo_blocking(o, r, 0, RMAIB_AOP_READ, 0, 0, NULL) : RMAIB_OK;
-        if (rc == RMAIB_OK)
-            rc = rc2;
+        if (busy)
+            rc = rmaib_first_error(rc, amo_blocking(o, r, 0, RMAIB_AOP_READ, 0, 0, NULL));
     }
     return rc;
 }
@@ -2067,8 +2054,7 @@ static int amo_pair(ofi_win_t *o, const rmaib_ctrl_req_t req[2])
     /* A failed request is not in flight, nor is one never tried. */
     if (rc != RMAIB_OK)
         atomic_fetch_sub_explicit(&wt.pending, n == 1 ? 2 : 1, memory_order_relaxed);
-    int rc2 = wait_for(&wt);
-    return rc != RMAIB_OK ? rc : rc2;
+    return rmaib_first_error(rc, wait_for(&wt));
 }
 
 static int ofi_ctrl_atomic2(rmaib_win_t *w, const rmaib_ctrl_req_t req[2])
@@ -2095,7 +2081,7 @@ static int ofi_ctrl_atomic2(rmaib_win_t *w, const rmaib_ctrl_req_t req[2])
     int rc2 = wait_for(&wt);
     for (int i = 0; i < n; i++)
         atomic_finish(&a[i], req[i].result);
-    return rc != RMAIB_OK ? rc : rc2;
+    return rmaib_first_error(rc, rc2);
 }
 
 /* Swap by compare-swap where the provider has no fetching write. */
