@@ -26,6 +26,15 @@ test_unit_mailbox_SOURCES = test/unit/mailbox.c \
 test_unit_mailbox_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/include
 test_unit_mailbox_LDADD = -lpthread
 
+unit_tests += test/unit/sock_wait
+
+# The progress thread's sleep on tcp's sockets: wake-ups, which sockets count, the
+# naps on data nobody reads (real loopback sockets, no provider).
+test_unit_sock_wait_SOURCES = test/unit/sock_wait.c \
+	src/mpid/ch4/netmod/rmaib/sock_wait.c src/mpid/ch4/netmod/rmaib/ofi.h
+test_unit_sock_wait_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/include
+test_unit_sock_wait_LDADD =
+
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 EXTRA_DIST += test/unit/testlist test/unit/unit_tap.h

@@ -43,6 +43,8 @@ int rmaib_sock_wait(int timeout_ms);
 /* Call after reaping what woke rmaib_sock_wait, with the completions reaped: spots
  * data that stays unread, so that the sleep does not turn into a spin. */
 void rmaib_sock_wait_reaped(int n);
+/* The nap the next rmaib_sock_wait begins with, in ns (0: none; for test/unit). */
+unsigned long rmaib_sock_wait_nap_ns(void);
 
 /* progress_thread.c: one thread per process serving the target side. */
 /* CLOCK_MONOTONIC in nanoseconds: the thread's and sock_wait.c's clock. */

@@ -206,3 +206,8 @@ void rmaib_sock_wait_reaped(int n)
         sw.naps++;
     sw.consumed = c;
 }
+
+unsigned long rmaib_sock_wait_nap_ns(void)
+{
+    return sw.naps ? (unsigned long) NAP_NS << (sw.naps - 1) : 0;
+}
