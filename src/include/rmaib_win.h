@@ -176,14 +176,19 @@ struct rmaib_win {
  * progress thread, which parks (see rmaib_transport_poll_enter).  Declare the state
  * with RMAIB_BACKOFF, which ends that stand-in however the waiting scope is left. */
 typedef struct rmaib_backoff {
-    unsigned n;
-    int polling;        /* holds the progress thread parked */
+    unsigned n;             /* rounds so far */
+    int polling;            /* holds the progress thread parked */
+    unsigned naps;          /* sleeps so far */
+    uint64_t spin_until;    /* rmaib_now_ns() at which the spinning ends; 0: not set */
 } rmaib_backoff_t;
 
 void rmaib_backoff(rmaib_backoff_t *b);
 void rmaib_backoff_end(rmaib_backoff_t *b);
 #define RMAIB_BACKOFF(name) \
-    rmaib_backoff_t name __attribute__((cleanup(rmaib_backoff_end))) = { 0, 0 }
+    rmaib_backoff_t name __attribute__((cleanup(rmaib_backoff_end))) = { 0 }
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t rmaib_now_ns(void);
 
 /* Ranks of this job on this host, as far as we know (the launcher's count, the
  * largest window's): more of them than cores and a waiting rank yields its core. */

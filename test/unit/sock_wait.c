@@ -40,7 +40,7 @@ int rmaib_ofi_socket_is_ours(const struct sockaddr *sa, unsigned len, int local)
         && ntohs(in->sin_port) == endpoint_port;
 }
 
-uint64_t rmaib_progress_now_ns(void)
+uint64_t rmaib_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

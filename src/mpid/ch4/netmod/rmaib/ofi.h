@@ -47,8 +47,6 @@ void rmaib_sock_wait_reaped(int n);
 unsigned long rmaib_sock_wait_nap_ns(void);
 
 /* progress_thread.c: one thread per process serving the target side. */
-/* CLOCK_MONOTONIC in nanoseconds: the thread's and sock_wait.c's clock. */
-uint64_t rmaib_progress_now_ns(void);
 int rmaib_progress_thread_start(void);
 void rmaib_progress_thread_stop(void);
 /* Another thread polls the endpoint from now until the matching release: the

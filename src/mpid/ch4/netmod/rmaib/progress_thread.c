@@ -43,13 +43,6 @@ static _Atomic int pollers;
 static _Atomic uint64_t last_poll_ns;
 static _Atomic int in_wait;          /* the thread is in (or entering) the wait object */
 
-uint64_t rmaib_progress_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
-
 void rmaib_progress_thread_hold(void)
 {
     /* The first poller after a quiet spell takes the thread out of the wait object,
@@ -61,7 +54,7 @@ void rmaib_progress_thread_hold(void)
 
 void rmaib_progress_thread_release(void)
 {
-    atomic_store_explicit(&last_poll_ns, rmaib_progress_now_ns(), memory_order_relaxed);
+    atomic_store_explicit(&last_poll_ns, rmaib_now_ns(), memory_order_relaxed);
     atomic_fetch_sub_explicit(&pollers, 1, memory_order_release);
 }
 
@@ -72,7 +65,7 @@ static uint64_t polled_by_others(unsigned doublings)
     uint64_t lease = (uint64_t) LEASE_NS << doublings;
     if (atomic_load(&pollers) > 0)
         return lease;
-    uint64_t since = rmaib_progress_now_ns()
+    uint64_t since = rmaib_now_ns()
         - atomic_load_explicit(&last_poll_ns, memory_order_relaxed);
     return since < LEASE_NS ? lease - since : 0;
 }

@@ -42,6 +42,7 @@
 #include <netinet/in.h>
 #include <linux/tcp.h>          /* tcpi_bytes_received, which glibc's tcp_info lacks */
 #include <unistd.h>
+#include "rmaib_win.h"
 #include "ofi.h"
 
 enum { SOCK_MAX = 1024, STUCK_WAKES = 64, NAP_DOUBLINGS_MAX = 6 };
@@ -100,7 +101,7 @@ static void scan(void)
     static int fdv[FD_MAX];
     int nfd = 0;
     uint64_t h = 1469598103934665603ull;
-    sw.scanned_ns = rmaib_progress_now_ns();
+    sw.scanned_ns = rmaib_now_ns();
     DIR *d = opendir("/proc/self/fd");
     if (!d) {
         sw.n = 1;
@@ -148,7 +149,7 @@ int rmaib_sock_wait(int timeout_ms)
         struct timespec ts = { 0, NAP_NS << (sw.naps - 1) };
         nanosleep(&ts, NULL);
     }
-    if (!sw.scanned_ns || rmaib_progress_now_ns() - sw.scanned_ns > RESCAN_NS)
+    if (!sw.scanned_ns || rmaib_now_ns() - sw.scanned_ns > RESCAN_NS)
         scan();
     int r = poll(sw.fds, sw.n, timeout_ms);
     if (r <= 0)
