@@ -170,8 +170,9 @@ struct rmaib_win {
     char describe[32];
 };
 
-/* Waiting: spin briefly, then yield, then sleep in growing steps (tests run 8 ranks on
- * 2 cores, so a spinner must give its core to the rank it is waiting for).  Every
+/* Waiting: spin briefly, then yield (ranks outnumber cores: tests run 8 ranks on 2
+ * cores, so a spinner must give its core to the rank it is waiting for) or spin on
+ * for 1 ms (every rank has a core), then sleep in growing steps (config.c).  Every
  * round also serves the backends; while a wait spins or yields it stands in for the
  * progress thread, which parks (see rmaib_transport_poll_enter).  Declare the state
  * with RMAIB_BACKOFF, which ends that stand-in however the waiting scope is left. */
