@@ -139,7 +139,7 @@ typedef struct ofi_peer {
     uint64_t ctrl_issued;       /* the same for control-word atomics left in flight, */
     _Atomic uint64_t ctrl_done; /* which a flush does not wait for (see quiesce) */
     _Atomic int err;            /* an asynchronous operation failed: fi_errno */
-    int unread;                 /* written since the last read (TRANSMIT_COMPLETE only) */
+    int unread;                 /* written without FI_DELIVERY_COMPLETE since the last read */
     int unordered;              /* issued since the last flush: something a later write
                                  * may overtake (an atomic, a write beyond waw_size) */
     ofi_ktab_t *ktab;           /* dynamic windows: cached copy of the peer's table */
@@ -203,6 +203,7 @@ static struct ofi_state {
 
     int mr_local, virt_addr, prov_key, mr_endpoint;
     int delivery_complete;
+    int raw_ordered;            /* a read shows the writes before it placed (FI_ORDER_RAW) */
     int atomic_ordered;         /* non-fetching atomics may stay outstanding */
     size_t waw_size;            /* writes up to this size land in the order posted */
     int cq_wait;                /* the CQ has a wait object: fi_cq_sread works */
@@ -769,21 +770,10 @@ static int domain_atomics64(void)
         && fi_query_atomic(ofi.domain, FI_UINT64, FI_CSWAP, &a, FI_COMPARE_ATOMIC) == 0;
 }
 
-/* Providers that accept FI_DELIVERY_COMPLETE and report a write complete before it
- * is in the target's memory.  net 1.17 passes no flags from fi_write down to its
- * connection's endpoint, so the write is reported once sent: a 4 MiB put, its flush
- * and a flag in shared memory after it found the target's memory still old in 17
- * of 50 rounds.  On these the flush reads behind the writes (trailing reads). */
-static int delivery_unreliable(const struct fi_info *info)
-{
-    static const char *const sent[] = { "net" };
-    return core_provider_in(info, sent, sizeof sent / sizeof sent[0]);
-}
-
 static int try_provider(const char *prov)
 {
     struct fi_info *info = get_info(prov, 1);
-    int dc = info != NULL && !delivery_unreliable(info);
+    int dc = info != NULL;
     if (!dc) {
         fi_freeinfo(info);
         info = get_info(prov, 0);
@@ -808,11 +798,12 @@ static int try_provider(const char *prov)
     if (ofi.rma_iov_max > BATCH_IOV)
         ofi.rma_iov_max = BATCH_IOV;
     uint64_t order = info->tx_attr->msg_order & info->rx_attr->msg_order;
+    ofi.raw_ordered = (order & (FI_ORDER_RMA_RAW | FI_ORDER_RAW)) != 0;
     ofi.atomic_ordered = (order & (FI_ORDER_ATOMIC_RAW | FI_ORDER_ATOMIC_WAW))
         == (FI_ORDER_ATOMIC_RAW | FI_ORDER_ATOMIC_WAW);
     ofi.waw_size = !(order & (FI_ORDER_RMA_WAW | FI_ORDER_WAW)) ? 0
         : stream_placed(info) ? SIZE_MAX : info->ep_attr->max_order_waw_size;
-    if (!dc && !(order & (FI_ORDER_RMA_RAW | FI_ORDER_RAW)))
+    if (!dc && !ofi.raw_ordered)
         return fail("neither FI_DELIVERY_COMPLETE nor read-after-write ordering");
     info->tx_attr->op_flags = dc ? FI_DELIVERY_COMPLETE : 0;
 
@@ -1474,22 +1465,48 @@ static int dyn_cut(rmaib_win_t *w, ofi_peer_t *p, const rmaib_seg_t *segs, size_
 
 /* ---------------------------------------------------------------- put / get */
 
-/* The data goes into ring blocks, so src is free again on return. */
-/* Write len bytes of src to (raddr, key) of p through ring blocks, counted in
- * p->issued for the flush. */
-static int write_copied(ofi_peer_t *p, uint64_t raddr, uint64_t key, const void *src, size_t len)
+/* Every write goes with fi_writemsg and these flags, not with fi_write: net 1.17's
+ * fi_write hands its connection's endpoint that endpoint's own default flags, which
+ * lack FI_DELIVERY_COMPLETE whatever ours say, so the write was reported once sent
+ * (a 4 MiB put, its flush and a flag in shared memory after it found the target's
+ * memory still old in 17 of 50 rounds); fi_writemsg passes its flags down.
+ * In a PSCW access epoch nothing waits for delivery: MPI_Win_complete completes the
+ * puts at the origin only, and the target learns of them from the complete, which
+ * follows them in order (ofi_ctrl_store).  There, where a trailing read can stand in
+ * should a flush be needed after all, the writes go without the target's
+ * acknowledgement, one message fewer each. */
+static uint64_t write_flags(const rmaib_win_t *w)
 {
+    int dc = ofi.delivery_complete && !(w->access == RMAIB_ACCESS_START && ofi.raw_ordered);
+    return FI_COMPLETION | (dc ? FI_DELIVERY_COMPLETE : 0);
+}
+
+/* Write len bytes of src to (raddr, key) of p through ring blocks, so src is free
+ * again on return; counted in p->issued for the flush, and in p->unread if the
+ * writes go without FI_DELIVERY_COMPLETE. */
+static int write_copied(const rmaib_win_t *w, ofi_peer_t *p, uint64_t raddr, uint64_t key,
+                        const void *src, size_t len)
+{
+    uint64_t flags = write_flags(w);
     for (size_t done = 0; done < len; done += ofi.max_msg) {
         size_t n = len - done < ofi.max_msg ? len - done : ofi.max_msg;
         pool_blk_t *b = pool_alloc(n, p);
         ssize_t r;
         memcpy(blk_data(b), (const char *) src + done, n);
-        POST(r, fi_write(ofi.ep, blk_data(b), n, ofi.pool_desc, p->addr, raddr + done, key, b));
+        struct iovec iov = { blk_data(b), n };
+        void *desc = ofi.pool_desc;
+        struct fi_rma_iov riov = { raddr + done, n, key };
+        struct fi_msg_rma msg = {
+            .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = p->addr,
+            .rma_iov = &riov, .rma_iov_count = 1, .context = b,
+        };
+        POST(r, fi_writemsg(ofi.ep, &msg, flags));
         if (r != 0) {
             pool_release(b);
             return post_failed("put", r);
         }
         p->issued++;
+        p->unread |= !(flags & FI_DELIVERY_COMPLETE);
     }
     return RMAIB_OK;
 }
@@ -1499,11 +1516,9 @@ static int put_one(rmaib_win_t *w, ofi_peer_t *p, uint64_t roff, const void *src
     uint64_t raddr, key;
     int rc = data_target(w, p, roff, len, &raddr, &key);
     if (rc == RMAIB_OK)
-        rc = write_copied(p, raddr, key, src, len);
-    if (rc == RMAIB_OK) {
-        p->unread = !ofi.delivery_complete;
+        rc = write_copied(w, p, raddr, key, src, len);
+    if (rc == RMAIB_OK)
         p->unordered |= len > ofi.waw_size;
-    }
     return rc;
 }
 
@@ -1522,7 +1537,7 @@ static int ofi_put(rmaib_win_t *w, int peer, uint64_t roff, const void *src, siz
 static int ofi_putv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n)
 {
     ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
-    uint64_t flags = FI_COMPLETION | (ofi.delivery_complete ? FI_DELIVERY_COMPLETE : 0);
+    uint64_t flags = write_flags(w);
     const rmaib_seg_t *segs = user_segs;
     rmaib_seg_t *cut = NULL;
     size_t nsegs = user_n;
@@ -1574,7 +1589,7 @@ static int ofi_putv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size
         i += k;
     }
     if (rc == RMAIB_OK)
-        p->unread = !ofi.delivery_complete;
+        p->unread |= !(flags & FI_DELIVERY_COMPLETE);
     free(cut);
     return rc;
 }
@@ -2128,7 +2143,7 @@ static int atomic_post(ofi_peer_t *p, int ctrl, uint64_t raddr, uint64_t key,
         p->issued++;
         p->unordered = 1;   /* rxm applies an atomic after writes that follow it */
     }
-    p->unread = !ofi.delivery_complete;
+    p->unread |= !ofi.delivery_complete;
     return RMAIB_OK;
 }
 
@@ -2237,11 +2252,9 @@ static int amo_runs(rmaib_win_t *w, ofi_win_t *o, int peer, uint64_t roff, rmaib
     for (size_t done = 0; done < n && rc == RMAIB_OK; done += per) {
         size_t k = n - done < per ? n - done : per;
         if (operand) {
-            rc = write_copied(p, stage, p->box_key, operand + done * es, k * es);
-            if (rc == RMAIB_OK && k * es > ofi.waw_size) {
-                p->unread = !ofi.delivery_complete;
+            rc = write_copied(w, p, stage, p->box_key, operand + done * es, k * es);
+            if (rc == RMAIB_OK && k * es > ofi.waw_size)
                 rc = flush_peer(w, p);
-            }
         }
         if (rc == RMAIB_OK)
             rc = amo_blocking(o, peer, roff + done * es, rmaib_amo_data_run(b, op), k, 0, NULL);
