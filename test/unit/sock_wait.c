@@ -40,6 +40,7 @@ int rmaib_ofi_socket_is_ours(const struct sockaddr *sa, unsigned len, int local)
         && ntohs(in->sin_port) == endpoint_port;
 }
 
+/* config.c's clock, which the rest of librmaib would bring. */
 uint64_t rmaib_now_ns(void)
 {
     struct timespec ts;

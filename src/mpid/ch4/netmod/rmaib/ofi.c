@@ -774,10 +774,8 @@ static int try_provider(const char *prov)
 {
     struct fi_info *info = get_info(prov, 1);
     int dc = info != NULL;
-    if (!dc) {
-        fi_freeinfo(info);
+    if (!dc)
         info = get_info(prov, 0);
-    }
     if (!info)
         return fail("no FI_EP_RDM endpoint with FI_RMA|FI_ATOMIC");
     ofi.info = info;
@@ -1688,8 +1686,8 @@ static int flush_peer(rmaib_win_t *w, ofi_peer_t *p)
     (void) w;
     /* Without delivery completion a read behind the writes shows them placed
      * (FI_ORDER_RAW).  It goes out before we wait for the writes' own completions,
-     * so the two waits overlap: over net, whose writes complete once sent, waiting
-     * for them first made a put+flush cost two trips through its progress thread. */
+     * so the two waits overlap: where writes complete once sent, waiting for them
+     * first made a put+flush cost two trips through the target's progress thread. */
     uint64_t dummy;
     ofi_waiter_t wt = { 0, 0 };
     int rc = RMAIB_OK, early = p->unread && !ofi.mr_local;
