@@ -1,7 +1,8 @@
 /*
- * target_in_host_wait: a passive target blocked in a call of the host MPI serves its
- * window.  Rank 0 sits in one blocking point-to-point or collective call after
- * another; for each, every other rank first runs lock epochs on rank 0's window
+ * target_in_host_wait: a passive target blocked in a call of the host MPI, or polling
+ * one, serves its window.  Rank 0 sits in one blocking point-to-point or collective
+ * call after another, then polls MPI_Test, MPI_Testall, MPI_Testany, MPI_Testsome,
+ * MPI_Request_get_status, MPI_Iprobe and MPI_Improbe in turn; for each, every other rank first runs lock epochs on rank 0's window
  * (fetch-and-op on a shared counter, put of its own slot, flush, get checked,
  * unlock) and only then makes the matching call that lets rank 0 out.  Rank 0 then
  * checks every value the origins left: the counter, and each origin's slot.
@@ -21,13 +22,80 @@ enum { ROUNDS = 3, TAG = 7 };
 
 typedef enum {
     K_RECV, K_WAIT, K_WAITALL, K_WAITANY, K_PROBE, K_SENDRECV, K_BARRIER, K_BCAST, K_REDUCE,
-    K_ALLREDUCE, K_ALLGATHER, K_GATHER, K_COUNT
+    K_ALLREDUCE, K_ALLGATHER, K_GATHER,
+    K_TEST, K_TESTALL, K_TESTANY, K_TESTSOME, K_GET_STATUS, K_IPROBE, K_IMPROBE, K_COUNT
 } kind_t;
 
 static const char *const kind_name[K_COUNT] = {
     "MPI_Recv", "MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Probe", "MPI_Sendrecv",
-    "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Allgather", "MPI_Gather"
+    "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Allgather", "MPI_Gather",
+    "MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome", "MPI_Request_get_status",
+    "MPI_Iprobe", "MPI_Improbe"
 };
+
+/* Rank 0 polls the kind's call, pausing between calls, until the origins' messages
+ * are all in all[1..n-1]. */
+static void poll_for_messages(kind_t k, int *all, MPI_Request *reqs)
+{
+    const int n = tap_size;
+    int left = n - 1;
+    if (k != K_IPROBE && k != K_IMPROBE)
+        for (int o = 1; o < n; o++)
+            B_OK(MPI_Irecv(&all[o], 1, MPI_INT, o, TAG, MPI_COMM_WORLD, &reqs[o - 1]),
+                 "MPI_Irecv");
+    while (left > 0) {
+        int flag = 0, idx = -1, outcount = 0, *idxs = malloc(sizeof(int) * (size_t) n);
+        MPI_Status st, *sts = malloc(sizeof(MPI_Status) * (size_t) n);
+        MPI_Message msg;
+        switch (k) {
+        case K_TEST:            /* the requests in order */
+            B_OK(MPI_Test(&reqs[n - 1 - left], &flag, MPI_STATUS_IGNORE), "MPI_Test");
+            left -= flag;
+            break;
+        case K_TESTALL:
+            B_OK(MPI_Testall(n - 1, reqs, &flag, sts), "MPI_Testall");
+            left = flag ? 0 : left;
+            break;
+        case K_TESTANY:
+            B_OK(MPI_Testany(n - 1, reqs, &idx, &flag, MPI_STATUS_IGNORE), "MPI_Testany");
+            left -= flag && idx != MPI_UNDEFINED;
+            break;
+        case K_TESTSOME:
+            B_OK(MPI_Testsome(n - 1, reqs, &outcount, idxs, sts), "MPI_Testsome");
+            left -= outcount == MPI_UNDEFINED ? 0 : outcount;
+            break;
+        case K_GET_STATUS:      /* then freed by the wait that ends each */
+            B_OK(MPI_Request_get_status(reqs[n - 1 - left], &flag, MPI_STATUS_IGNORE),
+                 "MPI_Request_get_status");
+            if (flag) {
+                B_OK(MPI_Wait(&reqs[n - 1 - left], MPI_STATUS_IGNORE), "MPI_Wait");
+                left--;
+            }
+            break;
+        case K_IPROBE:
+            B_OK(MPI_Iprobe(MPI_ANY_SOURCE, TAG, MPI_COMM_WORLD, &flag, &st), "MPI_Iprobe");
+            if (flag) {
+                B_OK(MPI_Recv(&all[st.MPI_SOURCE], 1, MPI_INT, st.MPI_SOURCE, TAG,
+                              MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+                left--;
+            }
+            break;
+        default:
+            B_OK(MPI_Improbe(MPI_ANY_SOURCE, TAG, MPI_COMM_WORLD, &flag, &msg, &st),
+                 "MPI_Improbe");
+            if (flag) {
+                B_OK(MPI_Mrecv(&all[st.MPI_SOURCE], 1, MPI_INT, &msg, MPI_STATUS_IGNORE),
+                     "MPI_Mrecv");
+                left--;
+            }
+            break;
+        }
+        free(idxs);
+        free(sts);
+        if (left > 0)
+            b_pause();
+    }
+}
 
 /* The origins' epochs on rank 0: ROUNDS per call kind, numbered from `epoch`. */
 static void origin_epochs(MPI_Win win, int epoch)
@@ -63,11 +131,20 @@ static void meet(kind_t k)
     case K_WAITALL:
     case K_WAITANY:
     case K_PROBE:
+    case K_TEST:
+    case K_TESTALL:
+    case K_TESTANY:
+    case K_TESTSOME:
+    case K_GET_STATUS:
+    case K_IPROBE:
+    case K_IMPROBE:
         if (me != 0) {
             B_OK(MPI_Send(&token, 1, MPI_INT, 0, TAG, MPI_COMM_WORLD), "MPI_Send");
             break;
         }
-        for (int o = 1; o < n; o++) {
+        if (k >= K_TEST) {
+            poll_for_messages(k, all, reqs);
+        } else for (int o = 1; o < n; o++) {
             if (k == K_RECV) {
                 B_OK(MPI_Recv(&all[o], 1, MPI_INT, o, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
                      "MPI_Recv");

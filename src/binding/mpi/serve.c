@@ -1,5 +1,6 @@
 /*
- * Blocking calls of the host MPI that serve the network endpoint while they wait.
+ * Calls of the host MPI that serve the network endpoint: the blocking ones while they
+ * wait, the ones an application polls with once per call.
  *
  * On a provider that progresses in software (tcp;ofi_rxm) a peer's put, get or atomic
  * aimed at this process moves only while something here polls the endpoint.  The
@@ -164,4 +165,62 @@ int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int
     if (!rmaib_poll_wanted())
         return PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
     SERVED(PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, &req_));
+}
+
+/* Calls an application polls with: one round of the endpoint each, as MPICH's
+ * progress engine makes one pass per MPI_Test.  A target that polls MPI_Test or
+ * MPI_Iprobe while its peers work on its window serves them like one that blocks;
+ * without the progress thread nothing else would (bench/flush_visible's target,
+ * polling MPI_Iprobe, left every flush of RMAIB_ASYNC_PROGRESS=0 hanging). */
+static void serve_once(void)
+{
+    if (!rmaib_poll_wanted())
+        return;
+    unsigned round = 0;
+    rmaib_poll_enter();
+    rmaib_poll(&round);
+    rmaib_poll_leave();
+}
+
+int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
+{
+    serve_once();
+    return PMPI_Test(req, flag, status);
+}
+
+int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+{
+    serve_once();
+    return PMPI_Testall(n, reqs, flag, statuses);
+}
+
+int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+{
+    serve_once();
+    return PMPI_Testany(n, reqs, index, flag, status);
+}
+
+int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
+{
+    serve_once();
+    return PMPI_Testsome(n, reqs, outcount, indices, statuses);
+}
+
+int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
+{
+    serve_once();
+    return PMPI_Request_get_status(req, flag, status);
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    serve_once();
+    return PMPI_Iprobe(source, tag, comm, flag, status);
+}
+
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *msg,
+                MPI_Status *status)
+{
+    serve_once();
+    return PMPI_Improbe(source, tag, comm, flag, msg, status);
 }
