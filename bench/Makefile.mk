@@ -9,7 +9,8 @@ bench_programs = \
 	bench/osu_put_latency bench/osu_get_latency bench/osu_put_bw bench/osu_get_bw \
 	bench/osu_put_bibw bench/osu_acc_latency bench/osu_get_acc_latency \
 	bench/osu_fop_latency bench/osu_cas_latency \
-	bench/lock_contention bench/lock_sync bench/epoch_cost bench/overlap bench/core3
+	bench/lock_contention bench/lock_sync bench/epoch_cost bench/overlap bench/core3 \
+	bench/flush_visible
 
 noinst_PROGRAMS += $(bench_programs)
 
@@ -37,6 +38,8 @@ bench_lock_sync_SOURCES = bench/lock_sync.c $(BENCH_COMMON)
 bench_lock_sync_LDADD =
 bench_epoch_cost_SOURCES = bench/epoch_cost.c $(BENCH_COMMON)
 bench_epoch_cost_LDADD =
+bench_flush_visible_SOURCES = bench/flush_visible.c $(BENCH_COMMON)
+bench_flush_visible_LDADD =
 bench_overlap_SOURCES = bench/overlap.c $(BENCH_COMMON)
 bench_overlap_LDADD =
 bench_core3_SOURCES = bench/core3.c $(BENCH_COMMON)
