@@ -171,15 +171,19 @@ int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int
  * progress engine makes one pass per MPI_Test.  A target that polls MPI_Test or
  * MPI_Iprobe while its peers work on its window serves them like one that blocks;
  * without the progress thread nothing else would (bench/flush_visible's target,
- * polling MPI_Iprobe, left every flush of RMAIB_ASYNC_PROGRESS=0 hanging). */
+ * polling MPI_Iprobe, left every flush of RMAIB_ASYNC_PROGRESS=0 hanging).
+ * Not bracketed by rmaib_poll_enter/leave: one call is no wait, and the bracket
+ * parks the progress thread for a lease after it, so a target that polls now and
+ * then and computes in between went unserved while it computed (every flush to
+ * flush_visible's target, which polls only once a flag is late, then waited for
+ * its polling).  Where the thread is in the endpoint's wait the round finds the
+ * endpoint taken and returns: the thread serves. */
 static void serve_once(void)
 {
     if (!rmaib_poll_wanted())
         return;
     unsigned round = 0;
-    rmaib_poll_enter();
     rmaib_poll(&round);
-    rmaib_poll_leave();
 }
 
 int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
