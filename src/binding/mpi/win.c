@@ -161,14 +161,28 @@ static int create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_C
         free(bw);
         return rmaib_mpi_comm_error(comm, rmaib_mpi_code(rerr));
     }
+    /* The shadow is local, and it can fail on some ranks only: with MPICH each one
+     * takes a context id, of which a process has 2048, so a rank holding more
+     * communicators than its peers runs out first.  Every rank learns the worst
+     * class, so all fail together and free rmaib's window (a collective call)
+     * together; a rank that failed alone had waited in that free for the others. */
+    bw->shadow = MPI_WIN_NULL;
     rc = PMPI_Win_create(NULL, 0, 1, info, MPI_COMM_SELF, &bw->shadow);
-    if (rc == MPI_SUCCESS)
-        rc = rmaib_mpi_win_insert(bw);
-    if (rc != MPI_SUCCESS) {
+    int inserted = rc == MPI_SUCCESS && (rc = rmaib_mpi_win_insert(bw)) == MPI_SUCCESS;
+    int mine = MPI_SUCCESS, worst = MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+        PMPI_Error_class(rc, &mine);
+    int arc = PMPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, bw->comm);
+    if (arc != MPI_SUCCESS || worst != MPI_SUCCESS) {
+        if (inserted)
+            rmaib_mpi_win_remove(bw->shadow);
+        if (bw->shadow != MPI_WIN_NULL)
+            PMPI_Win_free(&bw->shadow);
         rmaib_win_free(bw->core);
         dup_release(bw->dup);
         free(bw);
-        return rmaib_mpi_comm_error(comm, rc);
+        return rmaib_mpi_comm_error(comm, rc != MPI_SUCCESS ? rc : arc != MPI_SUCCESS ? arc
+                                    : worst);
     }
     bw->attr_base = rmaib_win_base(bw->core);
     bw->attr_size = (MPI_Aint) rmaib_win_size(bw->core);
