@@ -1,6 +1,12 @@
 /*
  * ofi_floor: the provider's own round trip, under rmaib's ofi backend.
  *
+ * Two figures.  writedata_rtt is the application-level round trip below; write_dc
+ * is one 8-byte fi_writemsg with FI_DELIVERY_COMPLETE, waited for at the origin while
+ * the target only polls its completion queue: the provider's acknowledgement of a
+ * write in the target's memory, the floor under a put+flush that completes at the
+ * target.
+ *
  * Two ranks ping-pong an 8-byte fi_inject_writedata on a bare libfabric
  * FI_EP_RDM endpoint opened with the hints rmaib's ofi backend uses, each polling
  * its completion queue (no wait object) for the other's write; MPI only exchanges
@@ -48,7 +54,7 @@ struct floor_ep {
     uint64_t peer_addr, peer_key;
 };
 
-static uint64_t landing[8];     /* the peer writes here */
+static uint64_t landing[8];     /* the peer writes words 0 and 1; word 4 is a source */
 
 static void open_ep(struct floor_ep *f, const char *prov, int peer)
 {
@@ -73,7 +79,7 @@ static void open_ep(struct floor_ep *f, const char *prov, int peer)
     FI_CHECK(fi_ep_bind(f->ep, &f->cq->fid, FI_TRANSMIT | FI_RECV));
     FI_CHECK(fi_ep_bind(f->ep, &f->av->fid, 0));
     FI_CHECK(fi_enable(f->ep));
-    FI_CHECK(fi_mr_reg(f->domain, landing, sizeof landing, FI_REMOTE_WRITE, 0, 0, 0, &f->mr,
+    FI_CHECK(fi_mr_reg(f->domain, landing, sizeof landing, FI_WRITE | FI_REMOTE_WRITE, 0, 0, 0, &f->mr,
                        NULL));
     if (f->info->domain_attr->mr_mode & FI_MR_ENDPOINT) {
         FI_CHECK(fi_mr_bind(f->mr, &f->ep->fid, 0));
@@ -138,6 +144,24 @@ static void send_write(struct floor_ep *f, const uint64_t *v)
     FI_CHECK(r);
 }
 
+/* One write the provider acknowledges once it is in the peer's memory; wait for it. */
+static void write_delivered(struct floor_ep *f, uint64_t v)
+{
+    landing[4] = v;
+    struct iovec iov = { &landing[4], sizeof v };
+    struct fi_rma_iov riov = { f->peer_addr + sizeof(uint64_t), sizeof v, f->peer_key };
+    struct fi_msg_rma msg = {
+        .msg_iov = &iov, .iov_count = 1, .addr = f->peer, .rma_iov = &riov, .rma_iov_count = 1,
+    };
+    void *desc = fi_mr_desc(f->mr);
+    msg.desc = &desc;
+    ssize_t r;
+    while ((r = fi_writemsg(f->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE)) == -FI_EAGAIN)
+        ;
+    FI_CHECK(r);
+    await_write(f);
+}
+
 int main(int argc, char **argv)
 {
     osu_opts_t o;
@@ -168,21 +192,46 @@ int main(int argc, char **argv)
             send_write(&f, &seq);
         }
     })
-    double us = (MPI_Wtime() - t0) * 1e6 / n;
+    double us_rtt = (MPI_Wtime() - t0) * 1e6 / n;
     OSU_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     if (landing[0] != seq) {
         fprintf(stderr, "ofi_floor: rank %d: the last write left %llu, expected %llu\n", rank,
                 (unsigned long long) landing[0], (unsigned long long) seq);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
+
+    /* write_dc: rank 0 alone times its writes; rank 1 polls its completion queue,
+     * which moves the provider, until rank 0's closing writedata arrives. */
+    double us_dc = 0;
+    n = o.iters;
+    skip = o.skip;
+    seq = 0;
+    if (rank == 0) {
+        OSU_TIMED_LOOP(&o, 0, 1, {
+            seq++;
+            write_delivered(&f, seq);
+        })
+        us_dc = (MPI_Wtime() - t0) * 1e6 / n;
+        send_write(&f, &seq);
+    } else {
+        await_write(&f);
+    }
+    OSU_CHECK(MPI_Bcast(&seq, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD));
+    if (rank == 1 && landing[1] != seq) {
+        fprintf(stderr, "ofi_floor: the last delivered write left %llu, expected %llu\n",
+                (unsigned long long) landing[1], (unsigned long long) seq);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     if (rank == 0) {
         if (o.csv) {
             osu_csv_header(&o);
-            osu_row(&o, "ofi_floor", "writedata_rtt", o.win, 8, "latency", us, "us");
+            osu_row(&o, "ofi_floor", "writedata_rtt", o.win, 8, "latency", us_rtt, "us");
+            osu_row(&o, "ofi_floor", "write_dc", o.win, 8, "latency", us_dc, "us");
         } else {
             printf("# ofi_floor: bare libfabric, %s, 2 ranks, %d iterations\n%-32s%14s\n"
-                   "%-32s%14.3f\n", f.info->fabric_attr->prov_name, n, "# Figure",
-                   "Latency (us)", "writedata round trip, 8 B", us);
+                   "%-32s%14.3f\n%-32s%14.3f\n", f.info->fabric_attr->prov_name, n,
+                   "# Figure", "Latency (us)", "writedata round trip, 8 B", us_rtt,
+                   "delivery-complete write, 8 B", us_dc);
         }
         fflush(stdout);
     }
