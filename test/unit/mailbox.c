@@ -11,7 +11,11 @@
  *     RMAIB_ERR_ARG and touches no byte, leaving old 0;
  *   - the slot choice leaves two slots to answered requests: one-way requests alone
  *     take at most 14 of 16, after which the origin must send an answered request
- *     (ofi.c's AMO_FULL), and an answered request takes any free slot.
+ *     (ofi.c's AMO_FULL), and an answered request takes any free slot;
+ *   - an answer is found only whole and only for the request it names: its value
+ *     or the refusal read back; a zeroed slot, another request's answer, and every
+ *     mix of the words of two answers (as a reader may catch the provider placing
+ *     one over the other) are "not yet".
  * Prints TAP.
  */
 #include <stdarg.h>
@@ -253,6 +257,58 @@ static void slots(void)
         RMAIB_AMO_SLOTS);
 }
 
+static void answers(void)
+{
+    rmaib_amo_ans_t a, b, zero = { 0, 0, 0 };
+    uint64_t v = 99;
+    tap(rmaib_amo_answer_read(&zero, 0, &v) == 0 && rmaib_amo_answer_read(&zero, 7, &v) == 0
+        && v == 99, "a zeroed slot holds no answer, not even to tag 0");
+    rmaib_amo_answer_fill(&a, 7, 0, 0x1234);
+    tap(rmaib_amo_answer_read(&a, 7, &v) == 1 && v == 0x1234, "an answer is read back");
+    tap(rmaib_amo_answer_read(&a, 8, &v) == 0 && rmaib_amo_answer_read(&a, 6, &v) == 0,
+        "it answers only the request it names");
+    rmaib_amo_answer_fill(&a, 7, 0, 0);
+    tap(rmaib_amo_answer_read(&a, 7, &v) == 1 && v == 0, "an old value of 0 is an answer");
+    rmaib_amo_answer_fill(&a, 0xffffffffu, 1, 0);
+    tap(rmaib_amo_answer_read(&a, 0xffffffffu, &v) == -1, "a refusal is read as one");
+    rmaib_amo_answer_fill(&b, 0xffffffffu, 0, 0);
+    tap(rmaib_amo_answer_read(&b, 0xffffffffu, &v) == 1, "... and an answer to the same tag not");
+
+    /* Each of the 6 mixes of two answers' words (old in some, new in the others),
+     * for values and tags an origin sees: small lock words, neighbouring tags. */
+    static const uint64_t vals[] = { 0, 1, 2, 0x8000000000000000u, ~(uint64_t) 0, 42 };
+    int torn_ok = 1, cases = 0;
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
+        for (size_t j = 0; j < sizeof vals / sizeof vals[0]; j++)
+            for (uint32_t t = 1; t < 40; t++)
+                for (int ref = 0; ref < 2; ref++) {
+                    rmaib_amo_ans_t o, n;
+                    rmaib_amo_answer_fill(&o, t, 0, vals[i]);
+                    rmaib_amo_answer_fill(&n, t + 1, ref, vals[j]);
+                    for (int mix = 1; mix < 7; mix++) {
+                        rmaib_amo_ans_t m = {
+                            mix & 1 ? n.value : o.value,
+                            mix & 2 ? n.tag : o.tag,
+                            mix & 4 ? n.check : o.check,
+                        };
+                        /* A mix that takes the new tag and check but the old value
+                         * is whole where the values are equal. */
+                        int whole = (mix & 6) == 6 && ((mix & 1) || vals[i] == vals[j]);
+                        int r = rmaib_amo_answer_read(&m, t + 1, &v);
+                        int want = whole ? (ref ? -1 : 1) : 0;
+                        if (r != want || (whole && !ref && v != vals[j])) {
+                            if (torn_ok)
+                                printf("# mix %d of tag %u (%#llx) over %u (%#llx): %d\n",
+                                       mix, t + 1, (unsigned long long) vals[j], t,
+                                       (unsigned long long) vals[i], r);
+                            torn_ok = 0;
+                        }
+                        cases++;
+                    }
+                }
+    tap(torn_ok, "an answer torn between two is never taken for one (%d mixes)", cases);
+}
+
 int main(void)
 {
     control_words();
@@ -260,6 +316,7 @@ int main(void)
     data_cas();
     data_runs();
     slots();
+    answers();
     printf("1..%d\n", tap_n);
     return tap_bad != 0;
 }

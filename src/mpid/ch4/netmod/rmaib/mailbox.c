@@ -60,3 +60,34 @@ int rmaib_amo_pick_slot(uint32_t busy, int answered)
         return -1;
     return __builtin_ctz(avail);
 }
+
+/* kind + 1 in the high word: never 0, the tag of a zeroed mailbox. */
+static uint64_t answer_tag(uint32_t tag, int refused)
+{
+    return (uint64_t) (refused ? 1 : 2) << 32 | tag;
+}
+
+/* A multiply by an odd constant is one-to-one, so an answer torn between the words
+ * of two answers (tags differ) never checks: value ^ f(new tag) = old value ^
+ * f(old tag) would need the new value to equal the old one xor f(old) ^ f(new). */
+static uint64_t answer_check(uint64_t value, uint64_t tag)
+{
+    return value ^ tag * 0x9e3779b97f4a7c15u;
+}
+
+void rmaib_amo_answer_fill(rmaib_amo_ans_t *a, uint32_t tag, int refused, uint64_t value)
+{
+    a->value = value;
+    a->tag = answer_tag(tag, refused);
+    a->check = answer_check(value, a->tag);
+}
+
+int rmaib_amo_answer_read(const volatile rmaib_amo_ans_t *a, uint32_t tag, uint64_t *value)
+{
+    uint64_t t = a->tag, v = a->value, c = a->check;
+    int refused = t == answer_tag(tag, 1);
+    if ((!refused && t != answer_tag(tag, 0)) || c != answer_check(v, t))
+        return 0;
+    *value = v;
+    return refused ? -1 : 1;
+}

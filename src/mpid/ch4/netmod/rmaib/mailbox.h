@@ -19,7 +19,8 @@
  * element of window data; op says which (below). */
 typedef struct rmaib_amo_req {
     uint64_t off, operand, compare;
-    uint32_t op, pad;
+    uint32_t op;
+    uint32_t tag;               /* the origin's number for it, echoed in the answer */
 } rmaib_amo_req_t;
 
 /* rmaib_amo_req_t.op: an rmaib_aop_t on a control word;
@@ -57,6 +58,22 @@ static inline uint32_t rmaib_amo_data_run(rmaib_basic_t b, rmaib_op_t op)
  * not speak this mailbox. */
 int rmaib_amo_apply(const rmaib_amo_req_t *q, char *ctrl, size_t ctrl_size, char *data,
                     size_t data_size, char *stage, size_t stage_size, uint64_t *old);
+
+/* An answer, as the target writes it into the origin's mailbox: one injected write
+ * that no completion announces, so the origin finds it by looking.  tag names the
+ * request answered (rmaib_amo_req_t.tag) and whether it was applied or refused;
+ * check lets the origin tell a whole answer from one it caught while the provider
+ * was placing it, whatever order the provider's copy stores the words in. */
+typedef struct rmaib_amo_ans {
+    uint64_t value, tag, check;
+} rmaib_amo_ans_t;
+
+/* The answer to the request tagged tag: its old value, or refused. */
+void rmaib_amo_answer_fill(rmaib_amo_ans_t *a, uint32_t tag, int refused, uint64_t value);
+
+/* Has the answer to the request tagged tag arrived whole at a?  0: not (yet); 1: yes,
+ * the old value in *value; -1: yes, the target refused the request. */
+int rmaib_amo_answer_read(const volatile rmaib_amo_ans_t *a, uint32_t tag, uint64_t *value);
 
 /* The slot a new request takes, given the slots busy (bit i: slot i): the lowest
  * free one, or -1.  A one-way request (answered 0) needs two more left free: it
