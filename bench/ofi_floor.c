@@ -79,8 +79,8 @@ static void open_ep(struct floor_ep *f, const char *prov, int peer)
     FI_CHECK(fi_ep_bind(f->ep, &f->cq->fid, FI_TRANSMIT | FI_RECV));
     FI_CHECK(fi_ep_bind(f->ep, &f->av->fid, 0));
     FI_CHECK(fi_enable(f->ep));
-    FI_CHECK(fi_mr_reg(f->domain, landing, sizeof landing, FI_WRITE | FI_REMOTE_WRITE, 0, 0, 0, &f->mr,
-                       NULL));
+    FI_CHECK(fi_mr_reg(f->domain, landing, sizeof landing, FI_WRITE | FI_REMOTE_WRITE, 0, 0, 0,
+                       &f->mr, NULL));
     if (f->info->domain_attr->mr_mode & FI_MR_ENDPOINT) {
         FI_CHECK(fi_mr_bind(f->mr, &f->ep->fid, 0));
         FI_CHECK(fi_mr_enable(f->mr));
