@@ -1,21 +1,26 @@
 /*
- * ofi_floor: the provider's own round trip, under rmaib's ofi backend.
+ * ofi_floor: the provider's own costs, under rmaib's ofi backend.
  *
- * Two figures.  writedata_rtt is the application-level round trip below; write_dc
- * is one 8-byte fi_writemsg with FI_DELIVERY_COMPLETE, waited for at the origin while
- * the target only polls its completion queue: the provider's acknowledgement of a
- * write in the target's memory, the floor under a put+flush that completes at the
- * target.
- *
- * Two ranks ping-pong an 8-byte fi_inject_writedata on a bare libfabric
- * FI_EP_RDM endpoint opened with the hints rmaib's ofi backend uses, each polling
- * its completion queue (no wait object) for the other's write; MPI only exchanges
- * the endpoint names and memory keys.  An rmaib fetch-and-op or lock acquire over
- * a provider that applies atomics in software is this exchange (a request written
- * into the target's mailbox, the answer written back), so this is the floor under
- * those figures, and what the same-run ratios compare them with: with libfabric
- * 1.17's tcp;ofi_rxm on the 2-core machine the floor alone matched stock MPICH's
- * whole fetch-and-op over TCP.
+ * Two ranks on a bare libfabric FI_EP_RDM endpoint opened with the hints rmaib's
+ * ofi backend uses, polling (no wait object); MPI only exchanges the endpoint names
+ * and memory keys.  Figures, all of 8 bytes:
+ *   writedata_rtt      an fi_inject_writedata each way, each rank polling its
+ *                      completion queue for the other's: the exchange rmaib's
+ *                      fetch-and-op and lock acquire made over a provider that
+ *                      applies atomics in software when both messages carried
+ *                      remote CQ data, so the floor the same-run ratios compare
+ *                      them with (with libfabric 1.17's tcp;ofi_rxm on the 2-core
+ *                      machine it alone matched stock MPICH's whole fetch-and-op
+ *                      over TCP);
+ *   answer_polled_rtt  the request as above, the answer an fi_inject_write that no
+ *                      completion announces, which rank 0 finds by looking at its
+ *                      memory while it polls the CQ: rmaib's mailbox exchange;
+ *   write_polled_rtt   fi_inject_write both ways, both found by looking: the
+ *                      exchange with no completion at all;
+ *   write_dc           one fi_writemsg with FI_DELIVERY_COMPLETE, waited for at the
+ *                      origin while the target only polls its CQ: the provider's
+ *                      acknowledgement of a write in the target's memory, the floor
+ *                      under a put+flush that completes at the target.
  *
  * The provider is RMAIB_OFI_PROVIDER's first entry, tcp;ofi_rxm by default;
  * libfabric's own variables choose the interface (FI_TCP_IFACE=lo).
@@ -54,7 +59,7 @@ struct floor_ep {
     uint64_t peer_addr, peer_key;
 };
 
-static uint64_t landing[8];     /* the peer writes words 0 and 1; word 4 is a source */
+static uint64_t landing[8];     /* the peer writes words 0-3, one per figure; 4 is a source */
 
 static void open_ep(struct floor_ep *f, const char *prov, int peer)
 {
@@ -144,6 +149,73 @@ static void send_write(struct floor_ep *f, const uint64_t *v)
     FI_CHECK(r);
 }
 
+/* Move the provider once; no completion is due. */
+static void progress(struct floor_ep *f)
+{
+    struct fi_cq_data_entry e;
+    if (fi_cq_read(f->cq, &e, 1) == 1) {
+        fprintf(stderr, "ofi_floor: a completion arrived where none was due\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
+/* v into the peer's landing[word], with remote CQ data or with none. */
+static void send_to(struct floor_ep *f, int word, const uint64_t *v, int with_data)
+{
+    if (with_data && word == 0) {
+        send_write(f, v);
+        return;
+    }
+    uint64_t raddr = f->peer_addr + (uint64_t) word * sizeof *v;
+    ssize_t r;
+    while ((r = with_data ? fi_inject_writedata(f->ep, v, sizeof *v, *v, f->peer, raddr,
+                                                f->peer_key)
+                : fi_inject_write(f->ep, v, sizeof *v, f->peer, raddr, f->peer_key))
+           == -FI_EAGAIN)
+        progress(f);
+    FI_CHECK(r);
+}
+
+/* The peer's v in landing[word]: announced by a completion, or found by looking. */
+static void await_from(struct floor_ep *f, int word, uint64_t v, int with_data)
+{
+    if (with_data) {
+        await_write(f);
+        return;
+    }
+    while (((volatile uint64_t *) landing)[word] != v)
+        progress(f);
+}
+
+/* A timed ping-pong through landing[word], the request (rank 0 to 1) and the answer
+ * with remote CQ data or without; rank 0's microseconds per round trip. */
+static double ping_pong(struct floor_ep *f, const osu_opts_t *o, int rank, int word,
+                        int request_data, int answer_data)
+{
+    int i, n = o->iters, skip = o->skip, capped = o->time_cap > 0;
+    double t_first = 0, t0 = 0;
+    uint64_t seq = 0;
+    OSU_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+    OSU_TIMED_LOOP(o, 1, 1, {
+        seq++;
+        if (rank == 0) {
+            send_to(f, word, &seq, request_data);
+            await_from(f, word, seq, answer_data);
+        } else {
+            await_from(f, word, seq, request_data);
+            send_to(f, word, &seq, answer_data);
+        }
+    })
+    double us = (MPI_Wtime() - t0) * 1e6 / n;
+    OSU_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+    if (landing[word] != seq) {
+        fprintf(stderr, "ofi_floor: rank %d: the last write left %llu, expected %llu\n", rank,
+                (unsigned long long) landing[word], (unsigned long long) seq);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return us;
+}
+
 /* One write the provider acknowledges once it is in the peer's memory; wait for it. */
 static void write_delivered(struct floor_ep *f, uint64_t v)
 {
@@ -179,33 +251,15 @@ int main(int argc, char **argv)
     open_ep(&f, prov, 1 - rank);
     OSU_CHECK(MPI_Barrier(MPI_COMM_WORLD));
 
-    int i, n = o.iters, skip = o.skip, capped = o.time_cap > 0;
-    double t_first = 0, t0 = 0;
-    uint64_t seq = 0;
-    OSU_TIMED_LOOP(&o, 1, 1, {
-        seq++;
-        if (rank == 0) {
-            send_write(&f, &seq);
-            await_write(&f);
-        } else {
-            await_write(&f);
-            send_write(&f, &seq);
-        }
-    })
-    double us_rtt = (MPI_Wtime() - t0) * 1e6 / n;
-    OSU_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-    if (landing[0] != seq) {
-        fprintf(stderr, "ofi_floor: rank %d: the last write left %llu, expected %llu\n", rank,
-                (unsigned long long) landing[0], (unsigned long long) seq);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    double us_rtt = ping_pong(&f, &o, rank, 0, 1, 1);
+    double us_answer = ping_pong(&f, &o, rank, 2, 1, 0);
+    double us_polled = ping_pong(&f, &o, rank, 3, 0, 0);
 
     /* write_dc: rank 0 alone times its writes; rank 1 polls its completion queue,
      * which moves the provider, until rank 0's closing writedata arrives. */
-    double us_dc = 0;
-    n = o.iters;
-    skip = o.skip;
-    seq = 0;
+    int i, n = o.iters, skip = o.skip, capped = o.time_cap > 0;
+    double t_first = 0, t0 = 0, us_dc = 0;
+    uint64_t seq = 0;
     if (rank == 0) {
         OSU_TIMED_LOOP(&o, 0, 1, {
             seq++;
@@ -226,12 +280,16 @@ int main(int argc, char **argv)
         if (o.csv) {
             osu_csv_header(&o);
             osu_row(&o, "ofi_floor", "writedata_rtt", o.win, 8, "latency", us_rtt, "us");
+            osu_row(&o, "ofi_floor", "answer_polled_rtt", o.win, 8, "latency", us_answer, "us");
+            osu_row(&o, "ofi_floor", "write_polled_rtt", o.win, 8, "latency", us_polled, "us");
             osu_row(&o, "ofi_floor", "write_dc", o.win, 8, "latency", us_dc, "us");
         } else {
-            printf("# ofi_floor: bare libfabric, %s, 2 ranks, %d iterations\n%-32s%14s\n"
-                   "%-32s%14.3f\n%-32s%14.3f\n", f.info->fabric_attr->prov_name, n,
-                   "# Figure", "Latency (us)", "writedata round trip, 8 B", us_rtt,
-                   "delivery-complete write, 8 B", us_dc);
+            printf("# ofi_floor: bare libfabric, %s, 2 ranks\n%-40s%14s\n%-40s%14.3f\n"
+                   "%-40s%14.3f\n%-40s%14.3f\n%-40s%14.3f\n", f.info->fabric_attr->prov_name,
+                   "# Figure", "Latency (us)", "writedata round trip", us_rtt,
+                   "round trip, answer found by looking", us_answer,
+                   "round trip, both found by looking", us_polled,
+                   "delivery-complete write", us_dc);
         }
         fflush(stdout);
     }
