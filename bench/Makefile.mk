@@ -15,41 +15,41 @@ bench_programs = \
 noinst_PROGRAMS += $(bench_programs)
 
 bench_osu_put_latency_SOURCES = bench/osu_put_latency.c $(BENCH_COMMON)
-bench_osu_put_latency_LDADD =
+bench_osu_put_latency_LDADD = $(MPI_LIBS)
 bench_osu_get_latency_SOURCES = bench/osu_get_latency.c $(BENCH_COMMON)
-bench_osu_get_latency_LDADD =
+bench_osu_get_latency_LDADD = $(MPI_LIBS)
 bench_osu_put_bw_SOURCES = bench/osu_put_bw.c $(BENCH_COMMON)
-bench_osu_put_bw_LDADD =
+bench_osu_put_bw_LDADD = $(MPI_LIBS)
 bench_osu_get_bw_SOURCES = bench/osu_get_bw.c $(BENCH_COMMON)
-bench_osu_get_bw_LDADD =
+bench_osu_get_bw_LDADD = $(MPI_LIBS)
 bench_osu_put_bibw_SOURCES = bench/osu_put_bibw.c $(BENCH_COMMON)
-bench_osu_put_bibw_LDADD =
+bench_osu_put_bibw_LDADD = $(MPI_LIBS)
 bench_osu_acc_latency_SOURCES = bench/osu_acc_latency.c $(BENCH_COMMON)
-bench_osu_acc_latency_LDADD =
+bench_osu_acc_latency_LDADD = $(MPI_LIBS)
 bench_osu_get_acc_latency_SOURCES = bench/osu_get_acc_latency.c $(BENCH_COMMON)
-bench_osu_get_acc_latency_LDADD =
+bench_osu_get_acc_latency_LDADD = $(MPI_LIBS)
 bench_osu_fop_latency_SOURCES = bench/osu_fop_latency.c $(BENCH_COMMON)
-bench_osu_fop_latency_LDADD =
+bench_osu_fop_latency_LDADD = $(MPI_LIBS)
 bench_osu_cas_latency_SOURCES = bench/osu_cas_latency.c $(BENCH_COMMON)
-bench_osu_cas_latency_LDADD =
+bench_osu_cas_latency_LDADD = $(MPI_LIBS)
 bench_lock_contention_SOURCES = bench/lock_contention.c $(BENCH_COMMON)
-bench_lock_contention_LDADD =
+bench_lock_contention_LDADD = $(MPI_LIBS)
 bench_lock_sync_SOURCES = bench/lock_sync.c $(BENCH_COMMON)
-bench_lock_sync_LDADD =
+bench_lock_sync_LDADD = $(MPI_LIBS)
 bench_epoch_cost_SOURCES = bench/epoch_cost.c $(BENCH_COMMON)
-bench_epoch_cost_LDADD =
+bench_epoch_cost_LDADD = $(MPI_LIBS)
 bench_flush_visible_SOURCES = bench/flush_visible.c $(BENCH_COMMON)
-bench_flush_visible_LDADD =
+bench_flush_visible_LDADD = $(MPI_LIBS)
 bench_overlap_SOURCES = bench/overlap.c $(BENCH_COMMON)
-bench_overlap_LDADD =
+bench_overlap_LDADD = $(MPI_LIBS)
 bench_core3_SOURCES = bench/core3.c $(BENCH_COMMON)
-bench_core3_LDADD =
+bench_core3_LDADD = $(MPI_LIBS)
 
 # The provider's own round trip, a bare libfabric program (so only with libfabric).
 if RMAIB_HAVE_OFI
 noinst_PROGRAMS += bench/ofi_floor
 bench_ofi_floor_SOURCES = bench/ofi_floor.c $(BENCH_COMMON)
-bench_ofi_floor_LDADD = $(OFI_LIBS)
+bench_ofi_floor_LDADD = $(OFI_LIBS) $(MPI_LIBS)
 else
 EXTRA_DIST += bench/ofi_floor.c
 endif

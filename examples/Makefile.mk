@@ -4,11 +4,12 @@
 
 noinst_PROGRAMS += examples/rma_demo
 examples_rma_demo_SOURCES = examples/rma_demo.c
-examples_rma_demo_LDADD =
+examples_rma_demo_LDADD = $(MPI_LIBS)
 
 EXTRA_DIST += examples/run-demo
 
-DEMO_NP = 4
+# DEMO_NP: ranks; empty for as many as there are cores.
+DEMO_NP =
 DEMO_ARGS =
 
 # The library is built first; if that fails the stock run still happens and the
@@ -16,7 +17,7 @@ DEMO_ARGS =
 demo: examples/rma_demo
 	@lib_ok=yes; $(MAKE) $(AM_MAKEFLAGS) $(lib_LTLIBRARIES) || lib_ok=no; \
 	$(SHELL) $(top_srcdir)/examples/run-demo --builddir $(abs_top_builddir) \
-	    --demo $(abs_top_builddir)/examples/rma_demo --mpiexec $(MPIEXEC) -n $(DEMO_NP) \
+	    --demo $(abs_top_builddir)/examples/rma_demo --mpiexec $(MPIEXEC) $(DEMO_NP:%=-n %) \
 	    `test $$lib_ok = yes || echo --lib-failed` -- $(DEMO_ARGS)
 
 .PHONY: demo

@@ -83,6 +83,7 @@ int rmaib_poll_wanted(void);
 void rmaib_poll_enter(void);
 void rmaib_poll(unsigned *round);
 void rmaib_poll_leave(void);
+/* Process-wide tear-down (the network endpoint); windows must be gone. */
 void rmaib_finalize(void);
 
 /* Window lifetime (collective over the group). */
@@ -141,20 +142,5 @@ int rmaib_start(rmaib_win_t *win, const int *ranks, int n, int assert);
 int rmaib_complete(rmaib_win_t *win);
 int rmaib_wait(rmaib_win_t *win);
 int rmaib_test(rmaib_win_t *win, int *flag);
-
-/* Configuration read from RMAIB_* variables once, at rmaib_init. */
-typedef struct rmaib_config {
-    int verbose;            /* RMAIB_VERBOSE */
-    int node_size;          /* RMAIB_NODE_SIZE: 0 = real nodes */
-    const char *transport;  /* RMAIB_TRANSPORT: auto, shm, ofi */
-    int lock_alg;           /* RMAIB_LOCK: default lock algorithm */
-    int stats;              /* RMAIB_STATS: per-window counters printed at MPI_Win_free */
-    const char *ofi_provider; /* RMAIB_OFI_PROVIDER: NULL = the best available */
-    int async_progress;     /* RMAIB_ASYNC_PROGRESS: -1 auto, 0 off, 1 on */
-    int ofi_mr_local;       /* RMAIB_OFI_MR_LOCAL: behave as if the provider wanted FI_MR_LOCAL */
-    int ofi_provider_atomics; /* RMAIB_OFI_ATOMICS=provider: not target-executed */
-} rmaib_config_t;
-
-extern rmaib_config_t rmaib_config;
 
 #endif

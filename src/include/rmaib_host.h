@@ -1,25 +1,55 @@
 /*
- * The host interface: the little the core needs from the MPI it runs inside.
- * Implemented once over PMPI (src/binding/mpi/host.c) and once over MPICH
- * internals (the ch4 glue).  hcomm is the opaque communicator handed to
- * rmaib_win_create; every call here is collective over it unless noted.
+ * The host interface: the little the core needs from the MPI it runs inside, as
+ * one table the host registers before its first window (rmaib_host_register):
+ * filled once over PMPI (src/binding/mpi/host.c) and once over MPICH internals
+ * (the ch4 glue).  hcomm is the opaque communicator handed to rmaib_win_create;
+ * allgather and barrier are collective over it, the rest are not.
  */
 #ifndef RMAIB_HOST_H_INCLUDED
 #define RMAIB_HOST_H_INCLUDED
 
 #include <stddef.h>
 
-/* recv holds nranks * bytes: rank r's contribution at r * bytes. */
-int rmaib_host_allgather(void *hcomm, const void *send, void *recv, size_t bytes);
-int rmaib_host_barrier(void *hcomm);
+struct rmaib_host_ops {
+    /* recv holds nranks * bytes: rank r's contribution at r * bytes.  RMAIB_OK or
+     * an rmaib_err_t. */
+    int (*allgather)(void *hcomm, const void *send, void *recv, size_t bytes);
+    int (*barrier)(void *hcomm);
+    /* This process's rank in the host's world (for RMAIB_NODE_SIZE). */
+    int (*world_rank)(void);
+    /* Let the host make progress on its own traffic while rmaib waits. */
+    void (*progress)(void);
+    /* Write one diagnostic line (no newline) where the host writes its own. */
+    void (*say)(const char *line);
+};
 
-/* This process's rank in the host's world (for RMAIB_NODE_SIZE); not collective. */
-int rmaib_host_world_rank(void);
+/* Every entry must be set.  The table must outlive rmaib's use of it. */
+void rmaib_host_register(const struct rmaib_host_ops *ops);
 
-/* Let the host make progress on its own traffic while rmaib waits; not collective. */
-void rmaib_host_progress(void);
+/* The core's side: calls through the registered table. */
+extern const struct rmaib_host_ops *rmaib_host;
 
-/* A diagnostic line on stderr, prefixed with the world rank; not collective. */
+static inline int rmaib_host_allgather(void *hcomm, const void *send, void *recv, size_t bytes)
+{
+    return rmaib_host->allgather(hcomm, send, recv, bytes);
+}
+
+static inline int rmaib_host_barrier(void *hcomm)
+{
+    return rmaib_host->barrier(hcomm);
+}
+
+static inline int rmaib_host_world_rank(void)
+{
+    return rmaib_host->world_rank();
+}
+
+static inline void rmaib_host_progress(void)
+{
+    rmaib_host->progress();
+}
+
+/* A diagnostic line, prefixed with the world rank. */
 void rmaib_host_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

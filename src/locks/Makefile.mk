@@ -1,5 +1,5 @@
 # src/locks: passive-target locks on remote atomics.
-librmaib_mpi_la_SOURCES += \
+librmaib_core_la_SOURCES += \
 	src/locks/lock.c \
 	src/locks/tas.c \
 	src/locks/mcs.c \

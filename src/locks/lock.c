@@ -4,7 +4,7 @@
  * The lock is held when rmaib_lock returns, so it is held before any operation of
  * the epoch takes effect.
  */
-#include "rmaib_win.h"
+#include "rma/rma_impl.h"
 
 /* A process's first exclusive lock (test-and-set) announces it on the master and
  * tries the target's word in one batch: one round trip over the network instead of

@@ -7,7 +7,7 @@
  * Both sides announce themselves with a fetch-add and undo it when the other side is
  * present, so neither waits while holding its share of the word.
  */
-#include "rmaib_win.h"
+#include "rma/rma_impl.h"
 
 enum { MASTER = 0 };
 static const size_t GLOBAL = RMAIB_CTRL_OFF(global_lock);

@@ -10,7 +10,7 @@
  * Each process has one queue node per target (struct rmaib_ctrl), so it may hold or
  * wait for exclusive locks on several targets at once.
  */
-#include "rmaib_win.h"
+#include "rma/rma_impl.h"
 
 static size_t node_off(rmaib_win_t *w, int target, int field)
 {

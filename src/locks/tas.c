@@ -8,7 +8,7 @@
  *            count into the writer bit.
  * release:   fetch-add of the negated share.
  */
-#include "rmaib_win.h"
+#include "rma/rma_impl.h"
 
 static const size_t LOCK = RMAIB_CTRL_OFF(lock);
 

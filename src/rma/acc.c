@@ -12,8 +12,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "rmaib_win.h"
-#include "reduce.h"
+#include "rma_impl.h"
+#include "base/reduce.h"
 #include "stream.h"
 
 int rmaib_target_base(rmaib_win_t *w, int target, int64_t tdisp, size_t count,

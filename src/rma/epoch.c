@@ -2,7 +2,7 @@
  * Which operations the current epochs allow, and the flush family of calls.
  */
 #include <stdatomic.h>
-#include "rmaib_win.h"
+#include "rma_impl.h"
 
 /* Slow half of the epoch check: everything but a held lock or lock_all. */
 int rmaib_epoch_check_target(rmaib_win_t *w, int target, int flags)

@@ -6,7 +6,7 @@
  * (waiting is for flag >= epoch).  No MPI barrier and no target CPU are involved.
  * A flag is a store nobody waits for (rmaib_ctrl_store): one message per round.
  */
-#include "rmaib_win.h"
+#include "rma_impl.h"
 
 #define FENCE_ASSERTS (RMAIB_MODE_NOSTORE | RMAIB_MODE_NOPUT | RMAIB_MODE_NOPRECEDE \
                        | RMAIB_MODE_NOSUCCEED)

@@ -23,7 +23,7 @@
  * each control block instead of one bit, and a wait that reads one word per origin.
  */
 #include <string.h>
-#include "rmaib_win.h"
+#include "rma_impl.h"
 
 #define POST_ASSERTS (RMAIB_MODE_NOCHECK | RMAIB_MODE_NOSTORE | RMAIB_MODE_NOPUT)
 #define START_ASSERTS RMAIB_MODE_NOCHECK

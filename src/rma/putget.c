@@ -3,7 +3,7 @@
  * open) is the epoch test, the bounds check and one transport call; derived
  * datatypes are walked as two streams of blocks cut to each other's boundaries.
  */
-#include "rmaib_win.h"
+#include "rma_impl.h"
 #include "stream.h"
 
 /* Where count elements of lay at target displacement tdisp start in the target's

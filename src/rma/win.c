@@ -12,7 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "rmaib_win.h"
+#include "rma_impl.h"
+#include "base/config.h"
 #include "rmaib_host.h"
 
 typedef struct peer_info {
@@ -137,10 +138,10 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
     if (rc != RMAIB_OK)
         goto fn_fail;
 
-    if (w->nnodes == 1 && w->atp == &rmaib_shm_ops)
-        snprintf(w->describe, sizeof w->describe, "shm");
+    if (w->ntps > 1)
+        snprintf(w->describe, sizeof w->describe, "%s+%s", w->tps[0]->name, w->tps[1]->name);
     else
-        snprintf(w->describe, sizeof w->describe, "%s", w->ntps > 1 ? "shm+ofi" : w->atp->name);
+        snprintf(w->describe, sizeof w->describe, "%s", w->atp->name);
     free(all);
     *out = w;
     return RMAIB_OK;

@@ -37,7 +37,7 @@ rma_tests += test/rma/err_args
 rma_tests += test/rma/err_range
 rma_tests += test/rma/err_attach_flavor
 rma_tests += test/rma/preload_verbose
-test_rma_preload_verbose_LDADD = librmaib-mpi.la -ldl
+test_rma_preload_verbose_LDADD = librmaib-mpi.la $(MPI_LIBS) -ldl
 EXTRA_DIST += test/rma/common_a.h
 # --- end of block A ---
 

@@ -22,8 +22,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include "../../src/mpid/ch4/netmod/rmaib/mailbox.h"
-#include "../../src/mpid/ch4/netmod/rmaib/transport.h"
+#include "transport/ofi/mailbox.h"
+#include "transport/transport.h"
 #include "unit_tap.h"
 
 enum { CTRL = 64, DATA = 64, STAGE = 32 };

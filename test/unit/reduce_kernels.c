@@ -19,8 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../src/rma/reduce.h"
-#include "../../src/rma/atomic_cpu.h"
+#include "base/reduce.h"
+#include "base/atomic_cpu.h"
 #include "unit_tap.h"
 
 

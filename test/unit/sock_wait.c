@@ -22,7 +22,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-#include "../../src/mpid/ch4/netmod/rmaib/ofi.h"
+#include "transport/ofi/ofi.h"
 #include "unit_tap.h"
 
 enum { STUCK_WAKES = 64 };

@@ -1,5 +1,6 @@
 # The drop-in library's MPI_* entry points over PMPI.
 librmaib_mpi_la_SOURCES += \
+	src/binding/mpi/host.h \
 	src/binding/mpi/host.c \
 	src/binding/mpi/serve.h \
 	src/binding/mpi/serve.c \

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include "errors.h"
 #include "rmaib_host.h"
+#include "base/config.h"
 
 static const struct {
     int cls;

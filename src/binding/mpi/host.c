@@ -2,10 +2,12 @@
  * The host interface over PMPI: what the core needs from the installed MPI.
  * hcomm is a pointer to the window's private duplicate communicator.
  */
-#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "rmaib_host.h"
 #include "rmaib.h"
+#include "host.h"
 #include "serve.h"
 
 static int status(int mpi_err)
@@ -16,7 +18,7 @@ static int status(int mpi_err)
 /* Window creation and free wait in these while peers may still be connecting to us
  * or finishing their operations on our memory: they serve the endpoint as the
  * user's blocking calls do (serve.c). */
-int rmaib_host_allgather(void *hcomm, const void *send, void *recv, size_t bytes)
+static int pmpi_allgather(void *hcomm, const void *send, void *recv, size_t bytes)
 {
     MPI_Comm comm = *(MPI_Comm *) hcomm;
     if (!rmaib_poll_wanted())
@@ -27,7 +29,7 @@ int rmaib_host_allgather(void *hcomm, const void *send, void *recv, size_t bytes
     return status(rc == MPI_SUCCESS ? rmaib_mpi_serve_wait(&req, MPI_STATUS_IGNORE) : rc);
 }
 
-int rmaib_host_barrier(void *hcomm)
+static int pmpi_barrier(void *hcomm)
 {
     MPI_Comm comm = *(MPI_Comm *) hcomm;
     if (!rmaib_poll_wanted())
@@ -37,7 +39,7 @@ int rmaib_host_barrier(void *hcomm)
     return status(rc == MPI_SUCCESS ? rmaib_mpi_serve_wait(&req, MPI_STATUS_IGNORE) : rc);
 }
 
-int rmaib_host_world_rank(void)
+static int pmpi_world_rank(void)
 {
     int r = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &r);
@@ -46,19 +48,61 @@ int rmaib_host_world_rank(void)
 
 /* A long rmaib wait gives the host's progress engine a turn, so point-to-point
  * traffic aimed at this process keeps moving meanwhile. */
-void rmaib_host_progress(void)
+static void pmpi_progress(void)
 {
     int flag;
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
 }
 
-void rmaib_host_say(const char *fmt, ...)
+static void say_stderr(const char *line)
 {
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "[%d] %s\n", rmaib_host_world_rank(), line);
+    fprintf(stderr, "%s\n", line);
     fflush(stderr);
+}
+
+static const struct rmaib_host_ops pmpi_host = {
+    .allgather = pmpi_allgather,
+    .barrier = pmpi_barrier,
+    .world_rank = pmpi_world_rank,
+    .progress = pmpi_progress,
+    .say = say_stderr,
+};
+
+/* The MPI this library was built for, as MPI_Get_library_version begins. */
+#if defined(MPICH_VERSION)
+#define BUILT_FOR "MPICH"
+#elif defined(OPEN_MPI)
+#define BUILT_FOR "Open MPI"
+#else
+#define BUILT_FOR ""
+#endif
+
+/* Preloaded into a program of another MPI (Open MPI's, where rmaib was built for
+ * MPICH), rmaib would hand its MPI's handle constants to the program's MPI: the
+ * first window call would fail deep in that MPI with an error about keyvals.
+ * Say so plainly instead, once, and stop. */
+static void check_host_mpi(void)
+{
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0;
+    PMPI_Get_library_version(version, &len);
+    if (strncmp(version, BUILT_FOR, strlen(BUILT_FOR)) == 0)
+        return;
+    char *nl = strchr(version, '\n');
+    if (nl)
+        *nl = '\0';
+    fprintf(stderr, "rmaib: librmaib-mpi was built for " BUILT_FOR " but this program runs "
+            "on \"%.80s\", which rmaib does not support: rebuild the program with "
+            BUILT_FOR "'s mpicc, or run it without rmaib\n", version);
+    exit(EXIT_FAILURE);
+}
+
+void rmaib_mpi_host_register(void)
+{
+    static int done;
+    if (done)
+        return;
+    check_host_mpi();
+    rmaib_host_register(&pmpi_host);
+    done = 1;
 }

@@ -12,6 +12,9 @@
 #include "errors.h"
 #include "handles.h"
 #include "rmaib_host.h"
+#include "base/config.h"
+#include "host.h"
+#include "mpix_rmaib.h"
 
 static int mpi_flavor(int f)
 {
@@ -140,6 +143,7 @@ static int create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_C
     PMPI_Comm_rank(bw->comm, &rank);
     PMPI_Comm_size(bw->comm, &nranks);
 
+    rmaib_mpi_host_register();
     rmaib_init();
     /* Build the predefined-type table now, not in a window's first operation: a
      * latency loop's warm-up should not pay for flattening every named type. */
@@ -150,9 +154,9 @@ static int create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_C
         .lock_alg = rmaib_config.lock_alg,
         .noncontig = info_flag(info, "alloc_shared_noncontig", "true"),
     };
-    if (info_flag(info, "rmaib_lock", "mcs"))
+    if (info_flag(info, MPIX_RMAIB_INFO_LOCK, MPIX_RMAIB_LOCK_MCS))
         a.lock_alg = RMAIB_LOCKALG_MCS;
-    else if (info_flag(info, "rmaib_lock", "tas"))
+    else if (info_flag(info, MPIX_RMAIB_INFO_LOCK, MPIX_RMAIB_LOCK_TAS))
         a.lock_alg = RMAIB_LOCKALG_TAS;
 
     int rerr = rmaib_win_create(&a, &bw->core);
@@ -196,7 +200,7 @@ static int create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_C
         rmaib_host_say("rmaib: window flavor=%s size=%zu disp_unit=%d ranks=%d backend=%s lock=%s",
                        flavor_name(flavor), (size_t) size, bw->attr_disp_unit, nranks,
                        rmaib_win_describe(bw->core),
-                       rmaib_win_lock_alg(bw->core) == RMAIB_LOCKALG_MCS ? "mcs" : "tas");
+                       rmaib_win_lock_alg(bw->core) == RMAIB_LOCKALG_MCS ? MPIX_RMAIB_LOCK_MCS : MPIX_RMAIB_LOCK_TAS);
     return MPI_SUCCESS;
 }
 
@@ -314,7 +318,7 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
     int rc = PMPI_Win_get_info(win, info_used);
     if (rc != MPI_SUCCESS)
         return rmaib_mpi_win_error(bw, rc);
-    PMPI_Info_set(*info_used, "rmaib_lock",
-                  rmaib_win_lock_alg(bw->core) == RMAIB_LOCKALG_MCS ? "mcs" : "tas");
+    PMPI_Info_set(*info_used, MPIX_RMAIB_INFO_LOCK,
+                  rmaib_win_lock_alg(bw->core) == RMAIB_LOCKALG_MCS ? MPIX_RMAIB_LOCK_MCS : MPIX_RMAIB_LOCK_TAS);
     return MPI_SUCCESS;
 }

@@ -3,7 +3,7 @@
  */
 #include "mailbox.h"
 #include "rmaib_win.h"
-#include "../../../../rma/atomic_cpu.h"
+#include "base/atomic_cpu.h"
 
 /* The element of window data a request names, checked as the origin's
  * ofi_data_atomic did (inside the window, aligned to its size), or NULL. */

@@ -25,7 +25,7 @@
 #include <unistd.h>
 #include "rmaib_win.h"
 #include "rmaib_host.h"
-#include "../../../../rma/atomic_cpu.h"
+#include "base/atomic_cpu.h"
 
 typedef struct shm_peer {
     char *ctrl;         /* peer's control block, mapped */
@@ -396,6 +396,7 @@ static void shm_progress(void)
 
 const rmaib_tp_ops_t rmaib_shm_ops = {
     .name = "shm",
+    .reach = RMAIB_TP_NODE,
     .win_init = shm_win_init,
     .win_fini = shm_win_fini,
     .put = shm_put,

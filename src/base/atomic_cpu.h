@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "rmaib.h"
-#include "reduce.h"
+#include "base/reduce.h"
 
 /* 1 if (b, op) is valid and done lock-free on one element of b: a native fetch-op
  * (integer SUM/BAND/BOR/BXOR), exchange (REPLACE), load (NO_OP), or a CAS loop on

@@ -82,11 +82,12 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 #include "rmaib_win.h"
+#include "base/config.h"
 #include "rmaib_host.h"
 #include "ofi.h"
 #include "mailbox.h"
-#include "../../../../rma/reduce.h"
-#include "../../../../rma/atomic_cpu.h"
+#include "base/reduce.h"
+#include "base/atomic_cpu.h"
 
 #define OFI_NAME_MAX 256
 #define POOL_BYTES (8u << 20)       /* bounce ring */
@@ -2451,6 +2452,14 @@ static int ofi_data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
 
 const rmaib_tp_ops_t rmaib_ofi_ops = {
     .name = "ofi",
+    .reach = RMAIB_TP_NET,
+    .start = rmaib_ofi_init,
+    .failure = rmaib_ofi_failure,
+    .atomics_on_cpu = rmaib_ofi_atomics_on_cpu,
+    .wants_polling = rmaib_ofi_wants_polling,
+    .poll_enter = rmaib_progress_thread_hold,
+    .poll_leave = rmaib_progress_thread_release,
+    .finalize = rmaib_ofi_finalize,
     .win_init = ofi_win_init,
     .win_fini = ofi_win_fini,
     .put = ofi_put,

@@ -11,14 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rmaib_win.h"
+#include "base/config.h"
 #include "rmaib_host.h"
-#ifdef HAVE_OFI
-#include "ofi.h"
-#endif
 
-/* Backends in the order their win_init runs: shm first, because its segment holds
- * every rank's control block and the memory of allocated windows, which the network
- * backend then registers. */
+/* Backends in the order their win_init runs: the node backend first, because its
+ * segment holds every rank's control block and the memory of allocated windows,
+ * which the network backend then registers. */
 static const rmaib_tp_ops_t *const backends[] = {
     &rmaib_shm_ops,
 #ifdef HAVE_OFI
@@ -27,37 +25,39 @@ static const rmaib_tp_ops_t *const backends[] = {
 };
 enum { NBACKENDS = sizeof backends / sizeof backends[0] };
 
+static const rmaib_tp_ops_t *backend_of(int reach)
+{
+    for (int b = 0; b < NBACKENDS; b++)
+        if (backends[b]->reach == reach)
+            return backends[b];
+    return NULL;
+}
+
 /* The network backend, brought up at the first window that needs it; NULL if it
  * cannot start (net_failure says why). */
 static const rmaib_tp_ops_t *network_backend(void)
 {
-#ifdef HAVE_OFI
-    return rmaib_ofi_init() == RMAIB_OK ? &rmaib_ofi_ops : NULL;
-#else
-    return NULL;
-#endif
+    const rmaib_tp_ops_t *net = backend_of(RMAIB_TP_NET);
+    if (net && net->start && net->start() != RMAIB_OK)
+        return NULL;
+    return net;
 }
 
 static const char *net_failure(void)
 {
-#ifdef HAVE_OFI
-    return rmaib_ofi_failure();
-#else
-    return "rmaib was configured without libfabric";
-#endif
+    const rmaib_tp_ops_t *net = backend_of(RMAIB_TP_NET);
+    if (!net)
+        return "rmaib was built without a network backend (configure found no libfabric)";
+    return net->failure ? net->failure() : "the network backend failed";
 }
 
 /* Does the network backend apply atomics with the target's own CPU atomics?  Then
  * our CPU atomics on a control word we can map (our own, a same-node peer's) meet
  * the network's on that word safely, and need not take a round trip through the
  * network to ourselves.  Every rank decides alike: all run the same provider. */
-static int net_atomics_on_cpu(void)
+static int net_atomics_on_cpu(const rmaib_tp_ops_t *net)
 {
-#ifdef HAVE_OFI
-    return rmaib_ofi_atomics_on_cpu();
-#else
-    return 0;
-#endif
+    return net->atomics_on_cpu && net->atomics_on_cpu();
 }
 
 /* Every rank must have a working endpoint, or the ones that do would wait in the
@@ -108,13 +108,14 @@ int rmaib_transport_win_init(rmaib_win_t *w)
             return rc;
     }
 
+    const rmaib_tp_ops_t *node = backend_of(RMAIB_TP_NODE);
     for (int r = 0; r < w->nranks; r++)
-        w->peers[r].tp = (!force_net && w->peers[r].node == w->mynode) ? &rmaib_shm_ops : net;
-    w->atp = (w->nnodes > 1 || force_net) ? net : &rmaib_shm_ops;
+        w->peers[r].tp = (!force_net && w->peers[r].node == w->mynode) ? node : net;
+    w->atp = (w->nnodes > 1 || force_net) ? net : node;
     /* RMAIB_TRANSPORT=ofi: every peer's words through the network, ours too unless
      * the network's atomics are CPU atomics. */
-    w->ctrl_cpu = w->atp == &rmaib_shm_ops ? RMAIB_CTRL_CPU_ALL
-        : !net_atomics_on_cpu() ? RMAIB_CTRL_CPU_NONE
+    w->ctrl_cpu = w->atp == node ? RMAIB_CTRL_CPU_ALL
+        : !net_atomics_on_cpu(net) ? RMAIB_CTRL_CPU_NONE
         : force_net ? RMAIB_CTRL_CPU_SELF : RMAIB_CTRL_CPU_ALL;
 
     w->ntps = 0;
@@ -140,27 +141,28 @@ void rmaib_transport_win_fini(rmaib_win_t *w)
         backends[b]->win_fini(w);
 }
 
+/* A backend's process-level hooks are optional: run those that are there. */
+#define EACH_BACKEND(hook, ...)                                 \
+    for (int b_ = 0; b_ < NBACKENDS; b_++)                      \
+        if (backends[b_]->hook)                                 \
+            backends[b_]->hook(__VA_ARGS__)
+
 int rmaib_transport_wants_polling(void)
 {
-#ifdef HAVE_OFI
-    return rmaib_ofi_wants_polling();
-#else
+    for (int b = 0; b < NBACKENDS; b++)
+        if (backends[b]->wants_polling && backends[b]->wants_polling())
+            return 1;
     return 0;
-#endif
 }
 
 void rmaib_transport_poll_enter(void)
 {
-#ifdef HAVE_OFI
-    rmaib_progress_thread_hold();
-#endif
+    EACH_BACKEND(poll_enter);
 }
 
 void rmaib_transport_poll_leave(void)
 {
-#ifdef HAVE_OFI
-    rmaib_progress_thread_release();
-#endif
+    EACH_BACKEND(poll_leave);
 }
 
 void rmaib_transport_progress(void)
@@ -193,7 +195,17 @@ void rmaib_transport_detach(rmaib_win_t *w, const void *base)
 
 void rmaib_transport_finalize(void)
 {
-#ifdef HAVE_OFI
-    rmaib_ofi_finalize();
-#endif
+    EACH_BACKEND(finalize);
+}
+
+static const rmaib_wait_hooks_t wait_hooks = {
+    .progress = rmaib_transport_progress,
+    .wants_polling = rmaib_transport_wants_polling,
+    .poll_enter = rmaib_transport_poll_enter,
+    .poll_leave = rmaib_transport_poll_leave,
+};
+
+void rmaib_transport_init(void)
+{
+    rmaib_wait_init(&wait_hooks);
 }

@@ -40,8 +40,30 @@ typedef struct rmaib_ctrl_req {
     uint64_t *result;
 } rmaib_ctrl_req_t;
 
+/* Which peers a backend reaches: those sharing memory with us, or any. */
+enum { RMAIB_TP_NODE = 1, RMAIB_TP_NET };
+
 typedef struct rmaib_tp_ops {
     const char *name;
+    int reach;          /* RMAIB_TP_NODE or RMAIB_TP_NET */
+
+    /* Process level; each optional (NULL: nothing to do, or no).
+     * start: bring up what the process needs (the network endpoint) at the first
+     * window that uses the backend; RMAIB_OK, or an error with the reason in
+     * failure().  A failure is remembered: later calls fail at once, alike.
+     * atomics_on_cpu: does the backend apply peers' atomics on this host with CPU
+     * atomic instructions (so ours meet them safely on a word we can map)?
+     * wants_polling: do peers' requests move only while this process polls?
+     * poll_enter/poll_leave: another thread polls from now until the leave, so a
+     * progress thread may park.  finalize: tear down (windows must be gone). */
+    int (*start)(void);
+    const char *(*failure)(void);
+    int (*atomics_on_cpu)(void);
+    int (*wants_polling)(void);
+    void (*poll_enter)(void);
+    void (*poll_leave)(void);
+    void (*finalize)(void);
+
     /* Collective over the window's group, called on every rank for every backend in
      * the same order.  A backend sets up the peers whose peer->tp is itself. */
     int (*win_init)(rmaib_win_t *win);
@@ -106,8 +128,12 @@ typedef struct rmaib_tp_ops {
     void (*detach)(rmaib_win_t *win, const void *base);
 } rmaib_tp_ops_t;
 
+/* The backends built in (transport.c lists them). */
 extern const rmaib_tp_ops_t rmaib_shm_ops;
 extern const rmaib_tp_ops_t rmaib_ofi_ops;
+
+/* Process-wide set-up of the transport layer: waits serve the backends from now on. */
+void rmaib_transport_init(void);
 
 /* Pick the transport for every peer and the atomics transport, then run each
  * backend's win_init; called from rmaib_win_create. */

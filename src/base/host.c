@@ -1,0 +1,64 @@
+/*
+ * The registered host table, and what the core builds on it.  Until a host
+ * registers, the core runs as a lone process (unit tests, tools): one rank, no
+ * collectives needed beyond itself, diagnostics on stderr.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "rmaib.h"
+#include "rmaib_host.h"
+
+static int alone_allgather(void *hcomm, const void *send, void *recv, size_t bytes)
+{
+    (void) hcomm;
+    memmove(recv, send, bytes);
+    return RMAIB_OK;
+}
+
+static int alone_barrier(void *hcomm)
+{
+    (void) hcomm;
+    return RMAIB_OK;
+}
+
+static int alone_world_rank(void)
+{
+    return 0;
+}
+
+static void alone_progress(void)
+{
+}
+
+static void alone_say(const char *line)
+{
+    fprintf(stderr, "%s\n", line);
+    fflush(stderr);
+}
+
+static const struct rmaib_host_ops alone = {
+    .allgather = alone_allgather,
+    .barrier = alone_barrier,
+    .world_rank = alone_world_rank,
+    .progress = alone_progress,
+    .say = alone_say,
+};
+
+const struct rmaib_host_ops *rmaib_host = &alone;
+
+void rmaib_host_register(const struct rmaib_host_ops *ops)
+{
+    rmaib_host = ops ? ops : &alone;
+}
+
+void rmaib_host_say(const char *fmt, ...)
+{
+    char line[512];
+    int n = snprintf(line, sizeof line, "[%d] ", rmaib_host_world_rank());
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line + n, sizeof line - (size_t) n, fmt, ap);
+    va_end(ap);
+    rmaib_host->say(line);
+}

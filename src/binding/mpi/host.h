@@ -1,0 +1,11 @@
+/*
+ * The host interface over PMPI (host.c).
+ */
+#ifndef RMAIB_BINDING_HOST_H_INCLUDED
+#define RMAIB_BINDING_HOST_H_INCLUDED
+
+/* Register the PMPI host table with the core, once; first check that the MPI
+ * the program runs on is the one this library was built for (else say so, exit). */
+void rmaib_mpi_host_register(void);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+ * What the synchronisation, data-movement and lock files of the core share: the
+ * control-word helpers over the window's transports and the epoch and lock steps.
+ */
+#ifndef RMAIB_RMA_IMPL_H_INCLUDED
+#define RMAIB_RMA_IMPL_H_INCLUDED
+
+#include "rmaib_win.h"
+
+/* Control-block atomics through the window's atomics transport, or straight on the
+ * mapped word where that transport is CPU atomics. */
+static inline int rmaib_ctrl_op(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
+                                uint64_t operand, uint64_t compare, uint64_t *result)
+{
+    w->stat_remote_ops += peer != w->rank;
+    char *mapped = w->peers[peer].ctrl_mapped;
+    if (mapped) {
+        uint64_t old = rmaib_cpu_ctrl_atomic(mapped + off, op, operand, compare);
+        if (result)
+            *result = old;
+        return RMAIB_OK;
+    }
+    return w->atp->ctrl_atomic(w, peer, off, op, operand, compare, result);
+}
+
+/* Store into a peer's signal word (fence flag, PSCW sequence word), one way, after
+ * the data operations issued to it (transport ctrl_store).  Our own words take a
+ * plain store, once what we sent ourselves (through the network, perhaps) is in. */
+static inline int rmaib_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_t value)
+{
+    if (peer == w->rank) {
+        int rc = w->peers[peer].tp->flush(w, peer);
+        if (rc == RMAIB_OK)
+            __atomic_store_n((uint64_t *) ((char *) w->my_ctrl + off), value, __ATOMIC_RELEASE);
+        return rc;
+    }
+    return w->peers[peer].tp->ctrl_store(w, peer, off, value);
+}
+
+
+/* Two fetching control-block atomics at once (transport ctrl_atomic2). */
+static inline int rmaib_ctrl_op2(rmaib_win_t *w, const rmaib_ctrl_req_t req[2])
+{
+    if (w->atp->ctrl_atomic2 && !w->peers[req[0].peer].ctrl_mapped
+        && !w->peers[req[1].peer].ctrl_mapped) {
+        w->stat_remote_ops += (req[0].peer != w->rank) + (req[1].peer != w->rank);
+        return w->atp->ctrl_atomic2(w, req);
+    }
+    int rc = RMAIB_OK;
+    for (int i = 0; i < 2 && rc == RMAIB_OK; i++)
+        rc = rmaib_ctrl_op(w, req[i].peer, req[i].off, req[i].op, req[i].operand, req[i].compare,
+                           req[i].result);
+    return rc;
+}
+
+/* Shared between the synchronisation files. */
+int rmaib_epoch_check_target(rmaib_win_t *w, int target, int flags);
+/* Remote completion of what this process issued to target: through its transport
+ * and, where the window's atomics transport is another (a window spanning nodes),
+ * through that one too, which carried the accumulates and control-word atomics and
+ * holds any error they met. */
+int rmaib_flush_target(rmaib_win_t *w, int target);
+int rmaib_flush_issued(rmaib_win_t *w);
+int rmaib_quiesce(rmaib_win_t *w);
+int rmaib_dynamic_range_ok(rmaib_win_t *w, int target, uint64_t lo, uint64_t hi);
+
+/* The hot half of the epoch check: a passive epoch covering target. */
+static inline int rmaib_epoch_ok(rmaib_win_t *w, int target, int flags)
+{
+    if (w->access == RMAIB_ACCESS_LOCK_ALL
+        || (w->access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type))
+        return RMAIB_OK;
+    return rmaib_epoch_check_target(w, target, flags);
+}
+int rmaib_pscw_wait_post(rmaib_win_t *w, int target);
+int rmaib_tas_acquire_shared(rmaib_win_t *w, int target);
+int rmaib_tas_acquire_exclusive(rmaib_win_t *w, int target);
+/* The first step of an exclusive acquisition as a request (CAS 0 -> writer, old value
+ * into *old), and the rest of it once that request has returned old. */
+void rmaib_tas_exclusive_req(int target, rmaib_ctrl_req_t *req, uint64_t *old);
+int rmaib_tas_exclusive_finish(rmaib_win_t *w, int target, uint64_t old);
+int rmaib_tas_release(rmaib_win_t *w, int target, int lock_type);
+int rmaib_mcs_acquire(rmaib_win_t *w, int target);
+int rmaib_mcs_release(rmaib_win_t *w, int target);
+int rmaib_global_excl_enter(rmaib_win_t *w);
+int rmaib_global_excl_leave(rmaib_win_t *w);
+/* rmaib_global_excl_enter's first attempt as a request; entered(old) says whether it
+ * got in (else leave, and enter again the slow way). */
+void rmaib_global_excl_req(rmaib_ctrl_req_t *req, uint64_t *old);
+int rmaib_global_excl_entered(uint64_t old);
+
+#endif

@@ -1,0 +1,21 @@
+# src/transport: the transport interface and its backends.
+librmaib_core_la_SOURCES += \
+	src/transport/transport.h \
+	src/transport/transport.c \
+	src/transport/shm.c
+
+# The ofi backend, when configure found libfabric (pkg-config libfabric).
+ofi_sources = \
+	src/transport/ofi/ofi.h \
+	src/transport/ofi/ofi.c \
+	src/transport/ofi/mailbox.h \
+	src/transport/ofi/mailbox.c \
+	src/transport/ofi/progress_thread.c \
+	src/transport/ofi/sock_wait.c
+if RMAIB_HAVE_OFI
+librmaib_core_la_SOURCES += $(ofi_sources)
+librmaib_core_la_CPPFLAGS += $(OFI_CFLAGS)
+librmaib_core_la_LIBADD += $(OFI_LIBS)
+else
+EXTRA_DIST += $(ofi_sources)
+endif
