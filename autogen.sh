@@ -1,7 +1,6 @@
 #!/bin/sh
 # Generate configure, Makefile.in and the auxiliary scripts (build-aux/, including
-# automake's tap-driver.sh), and render README from README.vin with the version
-# from maint/version.m4.  Needs autoconf, automake, libtool (maint/install-deps).
+# automake's tap-driver.sh).  Needs autoconf, automake, libtool (maint/install-deps).
 set -e
 cd "$(dirname "$0")"
 
@@ -11,16 +10,6 @@ for tool in autoreconf autoconf automake aclocal libtoolize; do
         exit 1
     fi
 done
-
-version=$(sed -n 's/^m4_define(\[RMAIB_VERSION\],[[:space:]]*\[\([^]]*\)\]).*/\1/p' maint/version.m4)
-if [ -z "$version" ]; then
-    echo "autogen.sh: no RMAIB_VERSION in maint/version.m4" >&2
-    exit 1
-fi
-
-echo "autogen.sh: rendering README (rmaib $version)"
-sed -e "s/%VERSION%/$version/g" README.vin > README.tmp
-mv README.tmp README
 
 mkdir -p m4 build-aux
 echo "autogen.sh: running autoreconf"
