@@ -7,7 +7,14 @@ librmaib_core_la_SOURCES += \
 # The ofi backend, when configure found libfabric (pkg-config libfabric).
 ofi_sources = \
 	src/transport/ofi/ofi.h \
+	src/transport/ofi/ofi_impl.h \
 	src/transport/ofi/ofi.c \
+	src/transport/ofi/endpoint.c \
+	src/transport/ofi/cq.c \
+	src/transport/ofi/win.c \
+	src/transport/ofi/rma.c \
+	src/transport/ofi/atomic.c \
+	src/transport/ofi/amo.c \
 	src/transport/ofi/mailbox.h \
 	src/transport/ofi/mailbox.c \
 	src/transport/ofi/progress_thread.c \

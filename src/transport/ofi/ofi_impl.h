@@ -1,0 +1,319 @@
+/*
+ * The ofi backend's private state, shared by its files: endpoint.c (provider choice,
+ * start-up), cq.c (completions, bounce ring), win.c (registration, addresses,
+ * windows), rma.c (put, get, flush), atomic.c (provider atomics) and amo.c (the
+ * mailbox's traffic).  ofi.h is the interface towards transport.c and the thread.
+ */
+#ifndef RMAIB_OFI_IMPL_H_INCLUDED
+#define RMAIB_OFI_IMPL_H_INCLUDED
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_errno.h>
+#include "rmaib_win.h"
+#include "ofi.h"
+#include "mailbox.h"
+
+/* Nothing below leaves the library: accesses to the state and calls between the
+ * files stay direct (no GOT or PLT), as when all of it was one file. */
+#pragma GCC visibility push(hidden)
+
+#define OFI_NAME_MAX 256
+#define POOL_BYTES (8u << 20)       /* bounce ring */
+#define POOL_MAX (256u << 10)       /* largest payload of one ring block */
+#define POOL_ALIGN 64
+#define CQ_SIZE 4096
+#define BATCH_IOV 16
+
+/* A block of the bounce ring.  busy counts the operations still using it; the block
+ * and everything after it is reclaimed in ring order once busy drops to 0. */
+typedef struct pool_blk {
+    _Atomic uint32_t busy;
+    uint32_t bytes;             /* whole block, header included */
+    struct ofi_peer *peer;      /* completion credit for an asynchronous op, or NULL;
+                                 * bit 0 set: a control-word atomic (ctrl_done) */
+    char pad[POOL_ALIGN - 16];
+} pool_blk_t;
+
+/* A blocking caller's completion record; its address, tagged with bit 0, is the
+ * context of the operations it waits for. */
+typedef struct ofi_waiter {
+    _Atomic int pending;
+    _Atomic int err;
+} ofi_waiter_t;
+
+/* The remote key table of a dynamic window. */
+typedef struct ofi_ktab_entry {
+    uint64_t base, size, key;
+} ofi_ktab_entry_t;
+
+typedef struct ofi_ktab {
+    uint64_t gen;               /* odd while the owner changes the table */
+    uint64_t n;
+    ofi_ktab_entry_t e[RMAIB_MAX_ATTACH];
+} ofi_ktab_t;
+
+#define AMO_MAX_WINS 4096       /* windows with a mailbox in one process at once */
+
+/* An origin's record of a request in a slot.  A one-way request holds its slot
+ * until an answered request sent after it comes back: the target served it by then. */
+typedef struct amo_slot {
+    ofi_waiter_t *wt;           /* NULL: one-way */
+    uint64_t *result;
+    uint64_t seq;
+} amo_slot_t;
+
+/* One target as this window sees it. */
+typedef struct ofi_peer {
+    fi_addr_t addr;
+    uint64_t data_va, data_raddr, data_key;     /* raddr: what roff 0 is on the wire */
+    uint64_t ctrl_raddr, ctrl_key;
+    uint64_t ktab_raddr, ktab_key;
+    uint64_t issued;            /* asynchronous operations posted (caller's thread) */
+    _Atomic uint64_t done;      /* ... and completed (any thread) */
+    uint64_t ctrl_issued;       /* the same for control-word atomics left in flight, */
+    _Atomic uint64_t ctrl_done; /* which a flush does not wait for (see quiesce) */
+    _Atomic int err;            /* an asynchronous operation failed: fi_errno */
+    int unread;                 /* written without FI_DELIVERY_COMPLETE since the last read */
+    int unordered;              /* issued since the last flush: something a later write
+                                 * may overtake (an atomic, a write beyond waw_size) */
+    ofi_ktab_t *ktab;           /* dynamic windows: cached copy of the peer's table */
+    uint64_t box_raddr, box_key;        /* the peer's mailbox */
+    uint32_t box_wid;                   /* ... and its number for this window */
+    pthread_mutex_t amo_lock;           /* the slots below: the caller's and the reaper's */
+    uint32_t amo_busy;                  /* bit s: slot s in use */
+    uint64_t amo_seq;
+    amo_slot_t amo[RMAIB_AMO_SLOTS];
+} ofi_peer_t;
+
+typedef struct ofi_win {
+    struct fid_mr *data_mr, *ctrl_mr, *ktab_mr, *box_mr;
+    /* Mailbox: requests from each origin [nranks][RMAIB_AMO_SLOTS], then answers from
+     * each target [nranks][RMAIB_AMO_SLOTS] (rmaib_amo_ans_t), then each origin's
+     * stage for runs of elements [nranks][stage_bytes] (amo_stage_bytes). */
+    char *box;
+    size_t stage_bytes;
+    uint32_t wid;               /* index in amo_wins, + 1; 0: no mailbox */
+    int amo;                    /* every rank has one: control atomics go through them */
+    int rank, nranks;
+    char *ctrl;                 /* our control block, size ctrl_size */
+    size_t ctrl_size;
+    char *data;                 /* our window memory, for mailbox data atomics; */
+    size_t data_size;           /* 0 where there are none (dynamic windows) */
+    ofi_ktab_t *ktab;           /* dynamic: own table, registered */
+    struct fid_mr *attach_mr[RMAIB_MAX_ATTACH];
+    ofi_peer_t peers[];
+} ofi_win_t;
+
+typedef struct ofi_addr_entry {
+    uint64_t hash;
+    size_t len;
+    char name[OFI_NAME_MAX];
+    fi_addr_t fa;
+    int connected;              /* a first operation to it has completed */
+} ofi_addr_entry_t;
+
+struct ofi_state {
+    _Atomic int up;
+    int failed;
+    char failure[1024];
+
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    struct fid_ep *ep;
+    char name[OFI_NAME_MAX];
+    size_t namelen;
+
+    int mr_local, virt_addr, prov_key, mr_endpoint;
+    int delivery_complete;
+    int raw_ordered;            /* a read shows the writes before it placed (FI_ORDER_RAW) */
+    int atomic_ordered;         /* non-fetching atomics may stay outstanding */
+    size_t waw_size;            /* writes up to this size land in the order posted */
+    int cq_wait;                /* the CQ has a wait object: fi_cq_sread works */
+    int sock_wait;              /* the thread sleeps on tcp's sockets (sock_wait.c) */
+    int amo;                    /* control-word atomics executed by the target (see top) */
+    int amo_only;               /* the provider has no atomics: the target applies them all */
+    int thread;                 /* the progress thread runs */
+    int manual;                 /* peers' requests move only when we poll: FI_PROGRESS_MANUAL,
+                                 * or a mailbox only our CQ readers serve (amo_only) */
+    size_t max_msg, iov_max, rma_iov_max, inject_size;
+    _Atomic uint64_t next_key;  /* requested keys, unique in the process (without FI_MR_PROV_KEY) */
+    _Atomic long outstanding;   /* operations posted and not yet completed */
+
+    unsigned char native[RMAIB_BASIC_COUNT];
+    size_t count_nf[RMAIB_BASIC_COUNT], count_f[RMAIB_BASIC_COUNT];
+    int have_read, have_write, have_swap;
+
+    char *pool;
+    struct fid_mr *pool_mr;
+    void *pool_desc;
+    uint64_t head, tail;
+
+    ofi_addr_entry_t *addrs;
+    size_t naddrs, addrs_cap;
+    _Atomic int said_error;
+};
+
+/* The endpoint, its provider's traits and the bounce ring: one per process, defined
+ * in ofi.c. */
+extern struct ofi_state ofi;
+
+#define WAITER_CTX(wt) ((void *) ((uintptr_t) (wt) | 1))
+
+static inline int wait_for(ofi_waiter_t *wt)
+{
+    RMAIB_BACKOFF(bo);
+    while (atomic_load_explicit(&wt->pending, memory_order_acquire) > 0)
+        rmaib_backoff(&bo);
+    return atomic_load_explicit(&wt->err, memory_order_relaxed) ? RMAIB_ERR_TRANSPORT : RMAIB_OK;
+}
+
+/* Make a provider call into r, polling while it says -FI_EAGAIN (its queue is
+ * full until completions are read, or a connection is still being set up). */
+#define RETRY(r, call)                                                          \
+    do {                                                                        \
+        RMAIB_BACKOFF(rbo_);                                                    \
+        while (((r) = (call)) == -FI_EAGAIN)                                    \
+            rmaib_backoff(&rbo_);                                               \
+    } while (0)
+
+/* Post with a provider call into r, draining the CQ while the queue is full; a
+ * posted operation counts as outstanding until its completion is read. */
+#define POST(r, call)                                                           \
+    do {                                                                        \
+        RMAIB_BACKOFF(bo_);                                                     \
+        while (atomic_load_explicit(&ofi.outstanding, memory_order_relaxed)     \
+               >= CQ_SIZE / 2)                                                  \
+            rmaib_backoff(&bo_);                                                \
+        RETRY(r, call);                                                         \
+        if ((r) == 0)                                                           \
+            atomic_fetch_add_explicit(&ofi.outstanding, 1, memory_order_relaxed); \
+    } while (0)
+
+
+/* endpoint.c */
+void rmaib_ofi_close_fid(void *fidp);
+int rmaib_ofi_map_datatype(rmaib_basic_t b, enum fi_datatype *dt);
+int rmaib_ofi_map_op(rmaib_op_t op, enum fi_op *fop);
+
+static inline enum fi_datatype rmaib_ofi_uint_of_size(size_t size)
+{
+    return size == 1 ? FI_UINT8 : size == 2 ? FI_UINT16 : size == 4 ? FI_UINT32 : FI_UINT64;
+}
+
+/* cq.c: completions and the bounce ring */
+void rmaib_ofi_progress(void);
+int rmaib_ofi_post_failed(const char *what, ssize_t r);
+pool_blk_t *rmaib_ofi_pool_alloc(size_t len, ofi_peer_t *peer);
+
+/* win.c: windows, registrations, dynamic windows' key tables */
+int rmaib_ofi_win_init(rmaib_win_t *w);
+void rmaib_ofi_win_fini(rmaib_win_t *w);
+int rmaib_ofi_attach(rmaib_win_t *w, void *base, size_t size);
+void rmaib_ofi_detach(rmaib_win_t *w, const void *base);
+int rmaib_ofi_ktab_refresh(ofi_peer_t *p);
+int rmaib_ofi_dyn_cut(rmaib_win_t *w, ofi_peer_t *p, const rmaib_seg_t *segs, size_t n,
+                      const rmaib_seg_t **out, size_t *nout, rmaib_seg_t **tofree);
+
+/* rma.c */
+int rmaib_ofi_read_post(ofi_peer_t *p, void *to, size_t n, uint64_t raddr, uint64_t key,
+                        ofi_waiter_t *wt);
+int rmaib_ofi_read_blocking(ofi_peer_t *p, void *dst, size_t len, uint64_t raddr,
+                            uint64_t key);
+int rmaib_ofi_write_copied(const rmaib_win_t *w, ofi_peer_t *p, uint64_t raddr, uint64_t key,
+                           const void *src, size_t len);
+int rmaib_ofi_put(rmaib_win_t *w, int peer, uint64_t roff, const void *src, size_t len);
+int rmaib_ofi_get(rmaib_win_t *w, int peer, uint64_t roff, void *dst, size_t len);
+int rmaib_ofi_putv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t nsegs);
+int rmaib_ofi_getv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t nsegs);
+int rmaib_ofi_flush_peer(rmaib_win_t *w, ofi_peer_t *p);
+int rmaib_ofi_flush(rmaib_win_t *w, int peer);
+int rmaib_ofi_flush_local(rmaib_win_t *w, int peer);
+int rmaib_ofi_quiesce(rmaib_win_t *w);
+
+/* atomic.c */
+int rmaib_ofi_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
+                          uint64_t operand, uint64_t compare, uint64_t *result);
+int rmaib_ofi_ctrl_atomic2(rmaib_win_t *w, const rmaib_ctrl_req_t req[2]);
+int rmaib_ofi_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_t value);
+int rmaib_ofi_ctrl_read(rmaib_win_t *w, int peer, size_t off, void *dst, size_t len);
+int rmaib_ofi_acc_native(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
+                         rmaib_op_t op);
+int rmaib_ofi_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
+                          rmaib_op_t op, const void *operand, void *fetch, size_t n);
+int rmaib_ofi_data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
+                       const void *compare, const void *swap, void *result);
+
+/* amo.c: the mailbox's traffic (its wire format and checks are mailbox.c's) */
+enum { AMO_FULL = 1 };          /* rmaib_ofi_amo_issue: no slot may go to a one-way request now */
+/* From this many bytes an accumulate goes to the target as runs even where the
+ * provider has atomics, which over tcp are the same CPU atomics applied element by
+ * element (docs/performance.md has the figures). */
+enum { AMO_RUN_MIN = 4096 };
+uint32_t rmaib_ofi_amo_win_add(ofi_win_t *o);
+void rmaib_ofi_amo_win_remove(ofi_win_t *o);
+size_t rmaib_ofi_amo_stage_bytes(int nranks);
+size_t rmaib_ofi_amo_stage_off(const ofi_win_t *o, int origin);
+void rmaib_ofi_amo_incoming(uint64_t data);
+void rmaib_ofi_amo_resend(void);
+int rmaib_ofi_amo_collect(void);
+size_t rmaib_ofi_amo_awaited(void);
+int rmaib_ofi_amo_issue(ofi_win_t *o, int peer, uint64_t off, uint32_t op, uint64_t operand,
+                        uint64_t compare, uint64_t *result, ofi_waiter_t *wt);
+int rmaib_ofi_amo_blocking(ofi_win_t *o, int peer, uint64_t off, uint32_t op,
+                           uint64_t operand, uint64_t compare, uint64_t *result);
+int rmaib_ofi_amo_pair(ofi_win_t *o, const rmaib_ctrl_req_t req[2]);
+int rmaib_ofi_amo_quiesce(ofi_win_t *o);
+int rmaib_ofi_amo_runs(rmaib_win_t *w, ofi_win_t *o, int peer, uint64_t roff, rmaib_basic_t b,
+                       rmaib_op_t op, const char *operand, char *fetch, size_t n);
+
+static inline void pool_release(pool_blk_t *b)
+{
+    atomic_store_explicit(&b->busy, 0, memory_order_release);
+}
+
+static inline void *blk_data(pool_blk_t *b)
+{
+    return b + 1;
+}
+
+/* The address a region's byte at va goes by on the wire. */
+static inline uint64_t wire_addr(uint64_t region_va, uint64_t va)
+{
+    return ofi.virt_addr ? va : va - region_va;
+}
+
+/* Where the len bytes at roff of p's data region are on the wire. */
+static inline int data_target(rmaib_win_t *w, ofi_peer_t *p, uint64_t roff, size_t len,
+                              uint64_t *raddr, uint64_t *key)
+{
+    if (w->flavor != RMAIB_FLAVOR_DYNAMIC) {
+        *raddr = p->data_raddr + roff;
+        *key = p->data_key;
+        return RMAIB_OK;
+    }
+    const ofi_ktab_t *t = p->ktab;
+    for (uint64_t i = 0; t && i < t->n; i++)
+        if (roff >= t->e[i].base && roff + len <= t->e[i].base + t->e[i].size) {
+            *raddr = wire_addr(t->e[i].base, roff);
+            *key = t->e[i].key;
+            return RMAIB_OK;
+        }
+    return RMAIB_ERR_RMA_RANGE;
+}
+
+static inline int dyn_prepare(rmaib_win_t *w, ofi_peer_t *p)
+{
+    return w->flavor == RMAIB_FLAVOR_DYNAMIC ? rmaib_ofi_ktab_refresh(p) : RMAIB_OK;
+}
+
+#pragma GCC visibility pop
+
+#endif

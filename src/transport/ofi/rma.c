@@ -1,0 +1,321 @@
+/*
+ * The ofi backend's data movement: put and get (contiguous and vectors of pieces),
+ * and the flush that waits for a target's completions.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <rdma/fi_rma.h>
+#include "ofi_impl.h"
+
+/* Post one read of n bytes at (raddr, key) of p into to, counted in wt. */
+int rmaib_ofi_read_post(ofi_peer_t *p, void *to, size_t n, uint64_t raddr, uint64_t key,
+                        ofi_waiter_t *wt)
+{
+    ssize_t r;
+    atomic_fetch_add_explicit(&wt->pending, 1, memory_order_relaxed);
+    POST(r, fi_read(ofi.ep, to, n, ofi.pool_desc, p->addr, raddr, key, WAITER_CTX(wt)));
+    if (r == 0)
+        return RMAIB_OK;
+    atomic_fetch_sub_explicit(&wt->pending, 1, memory_order_relaxed);
+    return rmaib_ofi_post_failed("get", r);
+}
+
+/* Read len bytes at (raddr, key) of p into dst and wait.  Without FI_MR_LOCAL the
+ * pieces land in dst directly and are all in flight together; with it each goes
+ * through a ring block. */
+int rmaib_ofi_read_blocking(ofi_peer_t *p, void *dst, size_t len, uint64_t raddr,
+                            uint64_t key)
+{
+    ofi_waiter_t wt = { 0, 0 };
+    int rc = RMAIB_OK;
+    for (size_t done = 0; done < len && rc == RMAIB_OK; done += ofi.max_msg) {
+        size_t n = len - done < ofi.max_msg ? len - done : ofi.max_msg;
+        pool_blk_t *b = ofi.mr_local ? rmaib_ofi_pool_alloc(n, NULL) : NULL;
+        char *to = b ? blk_data(b) : (char *) dst + done;
+        rc = rmaib_ofi_read_post(p, to, n, raddr + done, key, &wt);
+        if (b) {
+            rc = rmaib_first_error(rc, wait_for(&wt));
+            if (rc == RMAIB_OK)
+                memcpy((char *) dst + done, to, n);
+            pool_release(b);
+        }
+    }
+    return rmaib_first_error(rc, wait_for(&wt));
+}
+
+/* Every write goes with fi_writemsg and these flags, not with fi_write: net 1.17's
+ * fi_write drops FI_DELIVERY_COMPLETE, reporting a write complete once sent
+ * (docs/performance.md), where fi_writemsg passes its flags down.
+ * In a PSCW access epoch nothing waits for delivery: MPI_Win_complete completes the
+ * puts at the origin only, and the target learns of them from the complete, which
+ * follows them in order (rmaib_ofi_ctrl_store).  There, where a trailing read can stand in
+ * should a flush be needed after all, the writes go without the target's
+ * acknowledgement, one message fewer each. */
+static uint64_t write_flags(const rmaib_win_t *w)
+{
+    int dc = ofi.delivery_complete && !(w->access == RMAIB_ACCESS_START && ofi.raw_ordered);
+    return FI_COMPLETION | (dc ? FI_DELIVERY_COMPLETE : 0);
+}
+
+/* Write len bytes of src to (raddr, key) of p through ring blocks, so src is free
+ * again on return; counted in p->issued for the flush, and in p->unread if the
+ * writes go without FI_DELIVERY_COMPLETE. */
+int rmaib_ofi_write_copied(const rmaib_win_t *w, ofi_peer_t *p, uint64_t raddr, uint64_t key,
+                           const void *src, size_t len)
+{
+    uint64_t flags = write_flags(w);
+    for (size_t done = 0; done < len; done += ofi.max_msg) {
+        size_t n = len - done < ofi.max_msg ? len - done : ofi.max_msg;
+        pool_blk_t *b = rmaib_ofi_pool_alloc(n, p);
+        ssize_t r;
+        memcpy(blk_data(b), (const char *) src + done, n);
+        struct iovec iov = { blk_data(b), n };
+        void *desc = ofi.pool_desc;
+        struct fi_rma_iov riov = { raddr + done, n, key };
+        struct fi_msg_rma msg = {
+            .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = p->addr,
+            .rma_iov = &riov, .rma_iov_count = 1, .context = b,
+        };
+        POST(r, fi_writemsg(ofi.ep, &msg, flags));
+        if (r != 0) {
+            pool_release(b);
+            return rmaib_ofi_post_failed("put", r);
+        }
+        p->issued++;
+        p->unread |= !(flags & FI_DELIVERY_COMPLETE);
+    }
+    return RMAIB_OK;
+}
+
+static int put_one(rmaib_win_t *w, ofi_peer_t *p, uint64_t roff, const void *src, size_t len)
+{
+    uint64_t raddr, key;
+    int rc = data_target(w, p, roff, len, &raddr, &key);
+    if (rc == RMAIB_OK)
+        rc = rmaib_ofi_write_copied(w, p, raddr, key, src, len);
+    if (rc == RMAIB_OK)
+        p->unordered |= len > ofi.waw_size;
+    return rc;
+}
+
+int rmaib_ofi_put(rmaib_win_t *w, int peer, uint64_t roff, const void *src, size_t len)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    if (w->flavor == RMAIB_FLAVOR_DYNAMIC) {   /* may cross a region end */
+        rmaib_seg_t seg = { roff, (void *) src, len };
+        return rmaib_ofi_putv(w, peer, &seg, 1);
+    }
+    return put_one(w, p, roff, src, len);
+}
+
+int rmaib_ofi_putv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    uint64_t flags = write_flags(w);
+    const rmaib_seg_t *segs = user_segs;
+    rmaib_seg_t *cut = NULL;
+    size_t nsegs = user_n;
+    int rc = dyn_prepare(w, p);
+    if (rc == RMAIB_OK)
+        rc = rmaib_ofi_dyn_cut(w, p, user_segs, user_n, &segs, &nsegs, &cut);
+    size_t i = 0;
+    while (rc == RMAIB_OK && i < nsegs) {
+        if (segs[i].len > ofi.max_msg) {        /* a long piece goes on its own */
+            rc = put_one(w, p, segs[i].roff, segs[i].laddr, segs[i].len);
+            i++;
+            continue;
+        }
+        /* Gather up to rma_iov_max pieces into one ring block: one local iovec,
+         * several remote ones. */
+        struct fi_rma_iov riov[BATCH_IOV];
+        size_t k = 0, total = 0;
+        while (i + k < nsegs && k < ofi.rma_iov_max && total + segs[i + k].len <= ofi.max_msg) {
+            rc = data_target(w, p, segs[i + k].roff, segs[i + k].len, &riov[k].addr, &riov[k].key);
+            if (rc != RMAIB_OK)
+                break;
+            riov[k].len = segs[i + k].len;
+            total += segs[i + k].len;
+            k++;
+        }
+        if (rc != RMAIB_OK)
+            break;
+        pool_blk_t *b = rmaib_ofi_pool_alloc(total, p);
+        char *d = blk_data(b);
+        for (size_t j = 0; j < k; j++) {
+            memcpy(d, segs[i + j].laddr, segs[i + j].len);
+            d += segs[i + j].len;
+        }
+        struct iovec iov = { blk_data(b), total };
+        void *desc = ofi.pool_desc;
+        struct fi_msg_rma msg = {
+            .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = p->addr,
+            .rma_iov = riov, .rma_iov_count = k, .context = b,
+        };
+        ssize_t r;
+        POST(r, fi_writemsg(ofi.ep, &msg, flags));
+        if (r != 0) {
+            pool_release(b);
+            rc = rmaib_ofi_post_failed("put", r);
+            break;
+        }
+        p->issued++;
+        p->unordered |= total > ofi.waw_size;
+        i += k;
+    }
+    if (rc == RMAIB_OK)
+        p->unread |= !(flags & FI_DELIVERY_COMPLETE);
+    free(cut);
+    return rc;
+}
+
+/* Gets are blocking: the core uses what it fetched at once (the locked accumulate
+ * path), so the data is there when get returns. */
+static int get_one(rmaib_win_t *w, ofi_peer_t *p, uint64_t roff, void *dst, size_t len)
+{
+    uint64_t raddr, key;
+    int rc = data_target(w, p, roff, len, &raddr, &key);
+    if (rc == RMAIB_OK)
+        rc = rmaib_ofi_read_blocking(p, dst, len, raddr, key);
+    if (rc == RMAIB_OK)
+        p->unread = 0;
+    return rc;
+}
+
+int rmaib_ofi_get(rmaib_win_t *w, int peer, uint64_t roff, void *dst, size_t len)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    if (w->flavor == RMAIB_FLAVOR_DYNAMIC) {   /* may cross a region end */
+        rmaib_seg_t seg = { roff, dst, len };
+        return rmaib_ofi_getv(w, peer, &seg, 1);
+    }
+    return get_one(w, p, roff, dst, len);
+}
+
+/* Batches of pieces, each one fi_readmsg straight into the user's memory, up to 64
+ * batches in flight before one wait.  With FI_MR_LOCAL, piece by piece through the
+ * ring. */
+int rmaib_ofi_getv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    const rmaib_seg_t *segs = user_segs;
+    rmaib_seg_t *cut = NULL;
+    size_t nsegs = user_n;
+    int rc = dyn_prepare(w, p);
+    if (rc == RMAIB_OK)
+        rc = rmaib_ofi_dyn_cut(w, p, user_segs, user_n, &segs, &nsegs, &cut);
+    size_t i = 0;
+    while (rc == RMAIB_OK && i < nsegs) {
+        if (segs[i].len > ofi.max_msg || ofi.mr_local) {
+            rc = get_one(w, p, segs[i].roff, segs[i].laddr, segs[i].len);
+            i++;
+            continue;
+        }
+        ofi_waiter_t wt = { 0, 0 };
+        size_t posted = 0;
+        while (i < nsegs && posted < 64 && segs[i].len <= ofi.max_msg) {
+            struct fi_rma_iov riov[BATCH_IOV];
+            struct iovec iov[BATCH_IOV];
+            size_t k = 0, total = 0, lim = ofi.iov_max < ofi.rma_iov_max ? ofi.iov_max
+                : ofi.rma_iov_max;
+            while (i + k < nsegs && k < lim && total + segs[i + k].len <= ofi.max_msg) {
+                rc = data_target(w, p, segs[i + k].roff, segs[i + k].len, &riov[k].addr,
+                                 &riov[k].key);
+                if (rc != RMAIB_OK)
+                    break;
+                riov[k].len = iov[k].iov_len = segs[i + k].len;
+                iov[k].iov_base = segs[i + k].laddr;
+                total += segs[i + k].len;
+                k++;
+            }
+            if (rc != RMAIB_OK || k == 0)
+                break;
+            struct fi_msg_rma msg = {
+                .msg_iov = iov, .desc = NULL, .iov_count = k, .addr = p->addr,
+                .rma_iov = riov, .rma_iov_count = k, .context = WAITER_CTX(&wt),
+            };
+            ssize_t r;
+            atomic_fetch_add_explicit(&wt.pending, 1, memory_order_relaxed);
+            POST(r, fi_readmsg(ofi.ep, &msg, FI_COMPLETION));
+            if (r != 0) {
+                atomic_fetch_sub_explicit(&wt.pending, 1, memory_order_relaxed);
+                rc = rmaib_ofi_post_failed("get", r);
+                break;
+            }
+            posted++;
+            i += k;
+        }
+        rc = rmaib_first_error(rc, wait_for(&wt));
+    }
+    if (rc == RMAIB_OK)
+        p->unread = 0;
+    free(cut);
+    return rc;
+}
+
+int rmaib_ofi_flush_peer(rmaib_win_t *w, ofi_peer_t *p)
+{
+    RMAIB_BACKOFF(bo);
+    (void) w;
+    /* Without delivery completion a read behind the writes shows them placed
+     * (FI_ORDER_RAW).  It goes out before we wait for the writes' own completions,
+     * so the two waits overlap: where writes complete once sent, waiting for them
+     * first made a put+flush cost two trips through the target's progress thread. */
+    uint64_t dummy;
+    ofi_waiter_t wt = { 0, 0 };
+    int rc = RMAIB_OK, early = p->unread && !ofi.mr_local;
+    if (early)
+        rc = rmaib_ofi_read_post(p, &dummy, sizeof dummy, p->ctrl_raddr, p->ctrl_key, &wt);
+    while (atomic_load_explicit(&p->done, memory_order_acquire) != p->issued)
+        rmaib_backoff(&bo);
+    p->unordered = 0;
+    if (early) {
+        rc = rmaib_first_error(rc, wait_for(&wt));
+        p->unread = 0;
+    } else if (p->unread) {     /* FI_MR_LOCAL: the read lands in a ring block */
+        rc = rmaib_ofi_read_blocking(p, &dummy, sizeof dummy, p->ctrl_raddr, p->ctrl_key);
+        p->unread = 0;
+    }
+    if (atomic_exchange_explicit(&p->err, 0, memory_order_relaxed))
+        rc = RMAIB_ERR_TRANSPORT;
+    return rc;
+}
+
+int rmaib_ofi_flush(rmaib_win_t *w, int peer)
+{
+    ofi_win_t *o = w->ofi;
+    if (peer >= 0)
+        return rmaib_ofi_flush_peer(w, &o->peers[peer]);
+    int rc = RMAIB_OK;
+    for (int r = 0; r < w->nranks; r++) {
+        ofi_peer_t *p = &o->peers[r];
+        if (p->issued != atomic_load_explicit(&p->done, memory_order_acquire) || p->unread
+            || atomic_load_explicit(&p->err, memory_order_relaxed)) {
+            rc = rmaib_first_error(rc, rmaib_ofi_flush_peer(w, p));
+        }
+    }
+    return rc;
+}
+
+/* Window free: the control-word atomics left in flight land too (and the data).
+ * Every step runs whatever an earlier one reported: the peers' records go after
+ * this, and an operation still posted would complete into freed memory. */
+int rmaib_ofi_quiesce(rmaib_win_t *w)
+{
+    ofi_win_t *o = w->ofi;
+    int rc = o->amo ? rmaib_ofi_amo_quiesce(o) : RMAIB_OK;
+    for (int r = 0; r < w->nranks; r++) {
+        ofi_peer_t *p = &o->peers[r];
+        RMAIB_BACKOFF(bo);
+        while (atomic_load_explicit(&p->ctrl_done, memory_order_acquire) != p->ctrl_issued)
+            rmaib_backoff(&bo);
+    }
+    return rmaib_first_error(rc, rmaib_ofi_flush(w, -1));
+}
+
+/* Puts are copied out when they return, and everything else is blocking. */
+int rmaib_ofi_flush_local(rmaib_win_t *w, int peer)
+{
+    (void) w;
+    (void) peer;
+    return RMAIB_OK;
+}
