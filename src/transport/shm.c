@@ -69,92 +69,76 @@ static int agree(rmaib_win_t *w, int mine)
     return rc;
 }
 
-static int shm_win_init(rmaib_win_t *w)
+/* Layout: the local control blocks, then (page-aligned) the local window memory.
+ * Shared windows are contiguous by default: rank r+1's memory starts right after
+ * rank r's.  Otherwise each part starts on its own cache line or page.  Control
+ * blocks get their offsets in s->peers[r].ctrl (fixed up after mmap), data in
+ * data_off[r]; returns the node's lowest rank, which creates the segment. */
+static int shm_layout(rmaib_win_t *w, shm_win_t *s, size_t *data_off, int has_data)
 {
-    int p = w->nranks, rc = RMAIB_OK;
-    size_t csize = rmaib_ctrl_size(p);
-    int has_data = w->flavor == RMAIB_FLAVOR_ALLOCATE || w->flavor == RMAIB_FLAVOR_SHARED;
-    int leader = -1;
-    shm_hello_t hello = { RMAIB_OK, "" }, *hellos = NULL;
-    size_t *data_off = NULL;
-    int fd = -1;
-
-    shm_win_t *s = calloc(1, sizeof *s + sizeof(shm_peer_t) * (size_t) p);
-    data_off = calloc((size_t) p, sizeof *data_off);
-    hellos = malloc(sizeof *hellos * (size_t) p);
-    if (!s || !data_off || !hellos)
-        hello.status = RMAIB_ERR_NO_MEM;
-    if (w->flavor == RMAIB_FLAVOR_SHARED && w->nnodes > 1)
-        hello.status = RMAIB_ERR_RMA_SHARED;   /* every rank sees the same node map */
-
-    /* Layout: the local control blocks, then (page-aligned) the local window memory.
-     * Shared windows are contiguous by default: rank r+1's memory starts right after
-     * rank r's.  Otherwise each part starts on its own cache line or page. */
+    int p = w->nranks, leader = -1;
     size_t off = 0;
-    if (hello.status == RMAIB_OK) {
-        for (int r = 0; r < p; r++)
-            if (w->peers[r].node == w->mynode) {
-                if (leader < 0)
-                    leader = r;
-                s->peers[r].ctrl = (char *) off;   /* fixed up after mmap */
-                off += csize;
-            }
-        off = align_up(off, 4096);
-        for (int r = 0; has_data && r < p; r++)
-            if (w->peers[r].node == w->mynode) {
-                if (w->flavor == RMAIB_FLAVOR_ALLOCATE)
-                    off = align_up(off, RMAIB_CACHELINE);
-                else if (w->noncontig)
-                    off = align_up(off, 4096);
-                data_off[r] = off;
-                off += w->peers[r].size;
-            }
-        s->seg_size = align_up(off ? off : 1, 4096);
-    }
-
-    if (hello.status == RMAIB_OK && w->rank == leader) {
-        for (int tries = 0; tries < 2; tries++) {
-            snprintf(hello.name, sizeof hello.name, "/rmaib.%d.%lu", (int) getpid(), shm_seq++);
-            fd = shm_open(hello.name, O_RDWR | O_CREAT | O_EXCL, 0600);
-            if (fd >= 0 || errno != EEXIST)
-                break;
-            shm_unlink(hello.name);     /* stale name from a recycled pid */
+    for (int r = 0; r < p; r++)
+        if (w->peers[r].node == w->mynode) {
+            if (leader < 0)
+                leader = r;
+            s->peers[r].ctrl = (char *) off;   /* fixed up after mmap */
+            off += rmaib_ctrl_size(p);
         }
-        if (fd < 0 || ftruncate(fd, (off_t) s->seg_size) != 0) {
-            rmaib_host_say("rmaib: cannot create a %zu-byte shared segment: %s", s->seg_size,
-                           strerror(errno));
-            hello.status = RMAIB_ERR_NO_MEM;
+    off = align_up(off, 4096);
+    for (int r = 0; has_data && r < p; r++)
+        if (w->peers[r].node == w->mynode) {
+            if (w->flavor == RMAIB_FLAVOR_ALLOCATE)
+                off = align_up(off, RMAIB_CACHELINE);
+            else if (w->noncontig)
+                off = align_up(off, 4096);
+            data_off[r] = off;
+            off += w->peers[r].size;
         }
-    }
-    rc = rmaib_host_allgather(w->hcomm, &hello, hellos, sizeof hello);
-    if (rc == RMAIB_OK)
-        for (int r = 0; r < p; r++)
-            if (hellos[r].status != RMAIB_OK)
-                rc = hellos[r].status;
-    if (rc != RMAIB_OK)
-        goto fn_fail;
+    s->seg_size = align_up(off ? off : 1, 4096);
+    return leader;
+}
 
-    int mine = RMAIB_OK;
+/* The leader's new segment, named in hello, or -1 with hello->status set. */
+static int shm_create(shm_win_t *s, shm_hello_t *hello)
+{
+    int fd = -1;
+    for (int tries = 0; tries < 2; tries++) {
+        snprintf(hello->name, sizeof hello->name, "/rmaib.%d.%lu", (int) getpid(), shm_seq++);
+        fd = shm_open(hello->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd >= 0 || errno != EEXIST)
+            break;
+        shm_unlink(hello->name);        /* stale name from a recycled pid */
+    }
+    if (fd < 0 || ftruncate(fd, (off_t) s->seg_size) != 0) {
+        rmaib_host_say("rmaib: cannot create a %zu-byte shared segment: %s", s->seg_size,
+                       strerror(errno));
+        hello->status = RMAIB_ERR_NO_MEM;
+    }
+    return fd;
+}
+
+/* Map the segment (fd, or opened by name), and close fd. */
+static int shm_map(shm_win_t *s, int fd, const char *name)
+{
     if (fd < 0)
-        fd = shm_open(hellos[leader].name, O_RDWR, 0600);
-    if (fd < 0) {
-        mine = RMAIB_ERR_NO_MEM;
-    } else {
-        s->seg = mmap(NULL, s->seg_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
-        if (s->seg == MAP_FAILED) {
-            s->seg = NULL;
-            mine = RMAIB_ERR_NO_MEM;
-        }
-        close(fd);
-        fd = -1;
+        fd = shm_open(name, O_RDWR, 0600);
+    if (fd < 0)
+        return RMAIB_ERR_NO_MEM;
+    int rc = RMAIB_OK;
+    s->seg = mmap(NULL, s->seg_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    if (s->seg == MAP_FAILED) {
+        s->seg = NULL;
+        rc = RMAIB_ERR_NO_MEM;
     }
-    rc = agree(w, mine);        /* doubles as "everyone has mapped it" */
-    if (w->rank == leader)
-        shm_unlink(hellos[leader].name);
-    if (rc != RMAIB_OK)
-        goto fn_fail;
+    close(fd);
+    return rc;
+}
 
-    for (int r = 0; r < p; r++) {
+/* Each local peer's control block and data, as mapped; and the window's. */
+static void shm_fill_peers(rmaib_win_t *w, shm_win_t *s, const size_t *data_off, int has_data)
+{
+    for (int r = 0; r < w->nranks; r++) {
         shm_peer_t *sp = &s->peers[r];
         if (w->peers[r].node != w->mynode)
             continue;
@@ -178,10 +162,49 @@ static int shm_win_init(rmaib_win_t *w)
     w->my_ctrl = (struct rmaib_ctrl *) s->peers[w->rank].ctrl;
     if (has_data) {
         w->base = (void *) s->peers[w->rank].dbase;
-        for (int r = 0; r < p; r++)
+        for (int r = 0; r < w->nranks; r++)
             if (w->peers[r].node == w->mynode)
                 w->peers[r].base = s->peers[r].dbase;
     }
+}
+
+static int shm_win_init(rmaib_win_t *w)
+{
+    int p = w->nranks, rc = RMAIB_OK;
+    int has_data = w->flavor == RMAIB_FLAVOR_ALLOCATE || w->flavor == RMAIB_FLAVOR_SHARED;
+    int leader = -1;
+    shm_hello_t hello = { RMAIB_OK, "" }, *hellos = NULL;
+    size_t *data_off = NULL;
+    int fd = -1;
+
+    shm_win_t *s = calloc(1, sizeof *s + sizeof(shm_peer_t) * (size_t) p);
+    data_off = calloc((size_t) p, sizeof *data_off);
+    hellos = malloc(sizeof *hellos * (size_t) p);
+    if (!s || !data_off || !hellos)
+        hello.status = RMAIB_ERR_NO_MEM;
+    if (w->flavor == RMAIB_FLAVOR_SHARED && w->nnodes > 1)
+        hello.status = RMAIB_ERR_RMA_SHARED;   /* every rank sees the same node map */
+    if (hello.status == RMAIB_OK)
+        leader = shm_layout(w, s, data_off, has_data);
+    if (hello.status == RMAIB_OK && w->rank == leader)
+        fd = shm_create(s, &hello);
+    rc = rmaib_host_allgather(w->hcomm, &hello, hellos, sizeof hello);
+    if (rc == RMAIB_OK)
+        for (int r = 0; r < p; r++)
+            if (hellos[r].status != RMAIB_OK)
+                rc = hellos[r].status;
+    if (rc != RMAIB_OK)
+        goto fn_fail;
+
+    int mine = shm_map(s, fd, hellos[leader].name);
+    fd = -1;
+    rc = agree(w, mine);        /* doubles as "everyone has mapped it" */
+    if (w->rank == leader)
+        shm_unlink(hellos[leader].name);
+    if (rc != RMAIB_OK)
+        goto fn_fail;
+
+    shm_fill_peers(w, s, data_off, has_data);
     w->shm = s;
     free(data_off);
     free(hellos);
