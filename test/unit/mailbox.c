@@ -11,7 +11,7 @@
  *     RMAIB_ERR_ARG and touches no byte, leaving old 0;
  *   - the slot choice leaves two slots to answered requests: one-way requests alone
  *     take at most 14 of 16, after which the origin must send an answered request
- *     (ofi.c's AMO_FULL), and an answered request takes any free slot;
+ *     (amo.c's AMO_FULL), and an answered request takes any free slot;
  *   - an answer is found only whole and only for the request it names: its value
  *     or the refusal read back; a zeroed slot, another request's answer, and every
  *     mix of the words of two answers (as a reader may catch the provider placing

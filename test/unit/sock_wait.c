@@ -1,6 +1,6 @@
 /*
  * The progress thread's sleep on tcp's sockets (src/mpid/ch4/netmod/rmaib/sock_wait.c),
- * on real loopback sockets, without a provider: this file plays ofi.c, whose
+ * on real loopback sockets, without a provider: this file plays win.c, whose
  * rmaib_ofi_socket_is_ours says which sockets are the endpoint's (here: those bound
  * to the port of our "endpoint" listener).  Checks that
  *   - a wake-up ends the sleep, once, and the timeout ends it with 0;
@@ -31,7 +31,7 @@ enum { STUCK_WAKES = 64 };
 
 static unsigned short endpoint_port;
 
-/* ofi.c's part: a socket bound to our endpoint's port is ours; peers' names do not
+/* win.c's part: a socket bound to our endpoint's port is ours; peers' names do not
  * occur here. */
 int rmaib_ofi_socket_is_ours(const struct sockaddr *sa, unsigned len, int local)
 {

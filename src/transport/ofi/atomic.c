@@ -159,7 +159,6 @@ static int atomic_post(ofi_peer_t *p, int ctrl, uint64_t raddr, uint64_t key,
     return RMAIB_OK;
 }
 
-
 int rmaib_ofi_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
                           uint64_t operand, uint64_t compare, uint64_t *result)
 {
@@ -270,7 +269,7 @@ int rmaib_ofi_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t
      * rxm applies its atomics with the same CPU atomics (libfabric's __atomic
      * handlers), so elements it updates stay atomic with these; and a request waits
      * for its answer, so nothing sent later overtakes it.  A provider without
-     * atomics sends every element this way (acc_native said which). */
+     * atomics sends every element this way (rmaib_ofi_acc_native said which). */
     ofi_win_t *o = w->ofi;
     int runs = n > 1 && (ofi.amo_only || n * es >= AMO_RUN_MIN);
     if (o->amo && (ofi.amo_only || runs || (fetch && n == 1))
@@ -318,7 +317,7 @@ int rmaib_ofi_data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
     if (rc != RMAIB_OK)
         return rc;
     ofi_win_t *o = w->ofi;
-    if (o->amo && w->flavor != RMAIB_FLAVOR_DYNAMIC) {     /* as ofi_data_atomic */
+    if (o->amo && w->flavor != RMAIB_FLAVOR_DYNAMIC) {     /* as rmaib_ofi_data_atomic */
         uint64_t sw = 0, cmp = 0, old = 0;
         memcpy(&sw, swap, size);
         memcpy(&cmp, compare, size);

@@ -151,7 +151,6 @@ int rmaib_ofi_progress_wait(int timeout_ms)
     return n;
 }
 
-
 void rmaib_ofi_progress_wake(void)
 {
     if (!atomic_load(&ofi.up))

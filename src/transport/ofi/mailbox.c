@@ -6,7 +6,7 @@
 #include "base/atomic_cpu.h"
 
 /* The element of window data a request names, checked as the origin's
- * ofi_data_atomic did (inside the window, aligned to its size), or NULL. */
+ * rmaib_ofi_data_atomic did (inside the window, aligned to its size), or NULL. */
 static char *data_element(char *data, size_t data_size, uint64_t off, size_t size)
 {
     if (size == 0 || off > data_size || size > data_size - off

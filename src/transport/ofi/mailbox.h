@@ -3,7 +3,7 @@
  * target's CPU to apply (a lock word's atomic, or fetch-and-op / compare-and-swap on
  * one element of window data), how the target checks and applies it, and which
  * slot a new request may take.  No provider calls and no MPI, so the unit test
- * (test/unit/mailbox) drives every branch, the refusals included; ofi.c moves the
+ * (test/unit/mailbox) drives every branch, the refusals included; amo.c moves the
  * requests and answers.
  */
 #ifndef RMAIB_MAILBOX_H_INCLUDED

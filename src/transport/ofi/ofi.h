@@ -1,6 +1,7 @@
 /*
- * Private interface between the ofi backend (ofi.c), its progress thread
- * (progress_thread.c) and the transport choice (transport.c).
+ * Private interface between the ofi backend (ofi.c; the state its files share is in
+ * ofi_impl.h), its progress thread (progress_thread.c) and the transport choice
+ * (transport.c).
  */
 #ifndef RMAIB_OFI_H_INCLUDED
 #define RMAIB_OFI_H_INCLUDED

@@ -94,7 +94,7 @@ typedef struct ofi_win {
     struct fid_mr *data_mr, *ctrl_mr, *ktab_mr, *box_mr;
     /* Mailbox: requests from each origin [nranks][RMAIB_AMO_SLOTS], then answers from
      * each target [nranks][RMAIB_AMO_SLOTS] (rmaib_amo_ans_t), then each origin's
-     * stage for runs of elements [nranks][stage_bytes] (amo_stage_bytes). */
+     * stage for runs of elements [nranks][stage_bytes] (rmaib_ofi_amo_stage_bytes). */
     char *box;
     size_t stage_bytes;
     uint32_t wid;               /* index in amo_wins, + 1; 0: no mailbox */
@@ -197,7 +197,6 @@ static inline int wait_for(ofi_waiter_t *wt)
             atomic_fetch_add_explicit(&ofi.outstanding, 1, memory_order_relaxed); \
     } while (0)
 
-
 /* endpoint.c */
 void rmaib_ofi_close_fid(void *fidp);
 int rmaib_ofi_map_datatype(rmaib_basic_t b, enum fi_datatype *dt);
@@ -252,7 +251,8 @@ int rmaib_ofi_data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
                        const void *compare, const void *swap, void *result);
 
 /* amo.c: the mailbox's traffic (its wire format and checks are mailbox.c's) */
-enum { AMO_FULL = 1 };          /* rmaib_ofi_amo_issue: no slot may go to a one-way request now */
+/* rmaib_ofi_amo_issue: no slot may go to a one-way request now. */
+enum { AMO_FULL = 1 };
 /* From this many bytes an accumulate goes to the target as runs even where the
  * provider has atomics, which over tcp are the same CPU atomics applied element by
  * element (docs/performance.md has the figures). */

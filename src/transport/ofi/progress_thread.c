@@ -10,7 +10,7 @@
  * idle process costs no measurable CPU;
  * where the provider has no wait object it polls with a sleep that grows to 1 ms.
  * The endpoint's domain is FI_THREAD_SAFE and completions are credited wherever
- * they are read; the CQ has one reader at a time (ofi.c's reap_lock), which the
+ * they are read; the CQ has one reader at a time (cq.c's reap_lock), which the
  * thread holds while it blocks, and a poller that arrives wakes it first.
  */
 #include <pthread.h>

@@ -172,7 +172,6 @@ static int reg(void *base, size_t size, uint64_t access, struct fid_mr **mr, uin
     return RMAIB_OK;
 }
 
-
 static void win_release(rmaib_win_t *w, ofi_win_t *o)
 {
     rmaib_ofi_amo_win_remove(o);
