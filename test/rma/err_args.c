@@ -12,7 +12,9 @@
  * type and for all three bad asserts.  rmaib must return MPI_ERR_LOCKTYPE and
  * MPI_ERR_ASSERT, the classes the standard provides for them.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
+#include "errcheck.h"
 
 #define N 16
 
@@ -74,27 +76,22 @@ int main(int argc, char **argv)
     const int bad_ranks[] = { np, -5 };
     for (int k = 0; k < 2; k++) {
         int t = bad_ranks[k];
-        char what[64];
-        snprintf(what, sizeof what, "MPI_Put to rank %d", t);
         rc = MPI_Put(x, 1, MPI_INT, t, 0, 1, MPI_INT, win);
-        EXPECT_CLASS(rc, MPI_ERR_RANK, what);
-        snprintf(what, sizeof what, "MPI_Get from rank %d", t);
+        EXPECT_CLASS(rc, MPI_ERR_RANK, "MPI_Put to rank %d", t);
         rc = MPI_Get(x, 1, MPI_INT, t, 0, 1, MPI_INT, win);
-        EXPECT_CLASS(rc, MPI_ERR_RANK, what);
-        snprintf(what, sizeof what, "MPI_Rput to rank %d", t);
+        EXPECT_CLASS(rc, MPI_ERR_RANK, "MPI_Get from rank %d", t);
         req = MPI_REQUEST_NULL;
         rc = MPI_Rput(x, 1, MPI_INT, t, 0, 1, MPI_INT, win, &req);
-        EXPECT_CLASS(rc, MPI_ERR_RANK, what);
+        EXPECT_CLASS(rc, MPI_ERR_RANK, "MPI_Rput to rank %d", t);
         if (rc == MPI_SUCCESS)
             MPI_Wait(&req, MPI_STATUS_IGNORE);
-        snprintf(what, sizeof what, "MPI_Win_flush of rank %d", t);
         rc = MPI_Win_flush(t, win);
-        EXPECT_CLASS(rc, MPI_ERR_RANK, what);
+        EXPECT_CLASS(rc, MPI_ERR_RANK, "MPI_Win_flush of rank %d", t);
     }
     MPI_Win_unlock_all(win);
     for (int k = 0; k < 2; k++) {
         rc = MPI_Win_lock(MPI_LOCK_SHARED, bad_ranks[k], 0, win);
-        EXPECT_CLASS(rc, MPI_ERR_RANK, k ? "MPI_Win_lock of rank -5" : "MPI_Win_lock of rank nranks");
+        EXPECT_CLASS(rc, MPI_ERR_RANK, "MPI_Win_lock of rank %s", k ? "-5" : "nranks");
         if (rc == MPI_SUCCESS)
             MPI_Win_unlock(bad_ranks[k], win);
     }

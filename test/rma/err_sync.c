@@ -14,7 +14,9 @@
  * Stock MPICH 4.0.2 differs on the last case: it accepts MPI_Rput and MPI_Rget in a
  * fence epoch (MPI_SUCCESS).  rmaib must return MPI_ERR_RMA_SYNC (MPI-3.1 §11.3.5).
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
+#include "errcheck.h"
 
 #define N 16
 

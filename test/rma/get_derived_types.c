@@ -1,6 +1,6 @@
 /*
  * MPI_Get with derived datatypes on either side and on both: every ordered pair of
- * the layouts in common_a.h reads 12 ints from every rank, including itself.
+ * the layouts in dtypes.h reads 12 ints from every rank, including itself.
  *
  * The target fills each (origin, pair) slot with decoys and puts the 12 values,
  * carrying (origin, target, pair, index), where the target datatype will read them;
@@ -9,7 +9,10 @@
  * must not write outside its origin datatype).  Done under lock_all + flush,
  * lock/unlock (exclusive and shared) and fence.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
+#include "dtypes.h"
+#include "windows.h"
 
 enum { SYNC_LOCK_ALL, SYNC_LOCK, SYNC_FENCE, NSYNC };
 static const char *sync_name[] = { "lock_all+flush", "lock/unlock", "fence" };

@@ -1,6 +1,6 @@
 /*
  * MPI_Put with derived datatypes on either side and on both: every ordered pair of
- * the layouts in common_a.h (contiguous, vector, hvector, indexed, hindexed,
+ * the layouts in dtypes.h (contiguous, vector, hvector, indexed, hindexed,
  * indexed_block, hindexed_block, struct with gaps, resized with a negative lower
  * bound and with a stretched extent, subarray, darray, dup) moves 12 ints from each
  * rank to every rank, including itself.  Pairs of different types share the type
@@ -11,7 +11,10 @@
  * order, carrying (origin, target, pair, index), and the sentinel everywhere else.
  * Done under lock_all + flush, lock/unlock (exclusive and shared) and fence.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
+#include "dtypes.h"
+#include "windows.h"
 
 enum { SYNC_LOCK_ALL, SYNC_LOCK, SYNC_FENCE, NSYNC };
 static const char *sync_name[] = { "lock_all+flush", "lock/unlock", "fence" };

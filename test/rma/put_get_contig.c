@@ -8,7 +8,9 @@
  * values, every other byte still holds the sentinel.  Then each origin reads its
  * whole region back with one Get and checks the same image, sentinels included.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
+#include "windows.h"
 
 #define REGION 1024
 
