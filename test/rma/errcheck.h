@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include "tap.h"
+#include "pattern.h"
 
 /* The error class of a return code (MPI_SUCCESS stays MPI_SUCCESS). */
 static inline int errclass_of(int rc)
@@ -59,5 +60,30 @@ static inline const char *errclass_name(int c)
 
 /* Record a failure unless `rc` is MPI_SUCCESS. */
 #define EXPECT_OK(rc, ...) EXPECT_CLASS((rc), MPI_SUCCESS, __VA_ARGS__)
+
+/* After an erroneous call, a correct lock/put/unlock of n ints to the right
+ * neighbour (in MPI_COMM_WORLD) must still land there: the neighbour checks its
+ * window memory `mine` and sets it back to sentinels.  Collective; `round` tells
+ * the rounds' patterns apart. */
+static inline void window_still_works(MPI_Win win, int *mine, int n, int round, const char *after)
+{
+    int me = tap_rank, right = (me + 1) % tap_size, left = (me + tap_size - 1) % tap_size;
+    int *v = malloc((size_t) n * sizeof(int));
+    for (int i = 0; i < n; i++)
+        v[i] = pat(me, right, round, i);
+    int rc = MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win);
+    rc |= MPI_Put(v, n, MPI_INT, right, 0, n, MPI_INT, win);
+    rc |= MPI_Win_unlock(right, win);
+    TAP_CHECK(rc == MPI_SUCCESS, "after %s: a correct epoch failed", after);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, win);
+    for (int i = 0; i < n; i++)
+        TAP_CHECK(mine[i] == pat(left, me, round, i), "after %s: int %d is %#x", after, i,
+                  (unsigned) mine[i]);
+    fill_int(mine, (size_t) n, SENT_INT);
+    MPI_Win_unlock(me, win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    free(v);
+}
 
 #endif

@@ -26,7 +26,7 @@ static MPI_Group g_right, g_left;
 static int nround;
 
 /* A correct fence epoch: every rank puts to its right neighbour, checks its word. */
-static void window_still_works(const char *after)
+static void fence_still_works(const char *after)
 {
     static int64_t v;
     v = 1000 * ++nround + tap_rank;
@@ -60,13 +60,13 @@ static void active_target_errors(void)
     int rc, flag = 0;
 
     EXPECT_CLASS(MPI_Win_complete(win), MPI_ERR_RMA_SYNC, "MPI_Win_complete without start");
-    window_still_works("complete without start");
+    fence_still_works("complete without start");
     tap_ok("MPI_Win_complete without MPI_Win_start -> MPI_ERR_RMA_SYNC");
 
     EXPECT_CLASS(MPI_Win_wait(win), MPI_ERR_RMA_SYNC, "MPI_Win_wait without post");
     rc = MPI_Win_test(win, &flag);
     EXPECT_CLASS(rc, MPI_ERR_RMA_SYNC, "MPI_Win_test without post");
-    window_still_works("wait and test without post");
+    fence_still_works("wait and test without post");
     tap_ok("MPI_Win_wait / MPI_Win_test without MPI_Win_post -> MPI_ERR_RMA_SYNC");
 
     /* Start twice inside an otherwise correct epoch. */
@@ -108,7 +108,7 @@ static void passive_target_errors(void)
     EXPECT_CLASS(MPI_Win_unlock(right, win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock without lock");
     EXPECT_CLASS(MPI_Win_flush(right, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush outside a lock epoch");
     EXPECT_CLASS(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_all outside a lock epoch");
-    window_still_works("unlock/flush without lock");
+    fence_still_works("unlock/flush without lock");
     tap_ok("unlock_all, unlock, flush, flush_all without a lock -> MPI_ERR_RMA_SYNC");
 
     EXPECT_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), "MPI_Win_lock");
@@ -125,7 +125,7 @@ static void passive_target_errors(void)
     MPI_Barrier(MPI_COMM_WORLD);
     TAP_CHECK(load64(base + 1) == 7, "lock epoch around the errors left %lld",
               (long long) load64(base + 1));
-    window_still_works("a second lock on a locked target");
+    fence_still_works("a second lock on a locked target");
     tap_ok("MPI_Win_lock on a target already locked, MPI_Win_flush to a target not locked "
            "-> MPI_ERR_RMA_SYNC");
 
@@ -139,7 +139,7 @@ static void passive_target_errors(void)
     if (rc == MPI_SUCCESS)
         MPI_Win_unlock(right, win);
     EXPECT_OK(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");
-    window_still_works("lock_all twice");
+    fence_still_works("lock_all twice");
     tap_ok("MPI_Win_lock_all twice, MPI_Win_lock inside lock_all -> MPI_ERR_RMA_SYNC");
 
     /* Every rank holds a shared lock and calls fence: collective either way. */
@@ -150,7 +150,7 @@ static void passive_target_errors(void)
     if (rc == MPI_SUCCESS)
         MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
     MPI_Barrier(MPI_COMM_WORLD);
-    window_still_works("fence inside a lock epoch");
+    fence_still_works("fence inside a lock epoch");
     tap_ok("MPI_Win_fence while a lock epoch is open -> MPI_ERR_RMA_SYNC");
 
     EXPECT_CLASS(MPI_Win_lock(12345, right, 0, win), MPI_ERR_LOCKTYPE,
@@ -159,7 +159,7 @@ static void passive_target_errors(void)
                    "MPI_Win_lock on rank nprocs");
     EXPECT_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, -5, 0, win), MPI_ERR_RANK,
                    "MPI_Win_lock on rank -5");
-    window_still_works("bad lock type and rank");
+    fence_still_works("bad lock type and rank");
     tap_ok("MPI_Win_lock with a bad lock type -> MPI_ERR_LOCKTYPE, bad rank -> MPI_ERR_RANK");
 }
 
@@ -173,7 +173,7 @@ static void assert_errors(void)
     rc = MPI_Win_fence(0x40000000, win);
     EXPECT_CLASS(rc, MPI_ERR_ASSERT, "MPI_Win_fence(undefined bit)");
     MPI_Barrier(MPI_COMM_WORLD);
-    window_still_works("fence with a bad assert");
+    fence_still_works("fence with a bad assert");
     tap_ok("MPI_Win_fence with MPI_MODE_NOCHECK or an undefined bit -> MPI_ERR_ASSERT");
 
     /* Post with an assertion only fence knows. */
@@ -199,7 +199,7 @@ static void assert_errors(void)
     if (rc == MPI_SUCCESS)
         MPI_Win_unlock(right, win);
     MPI_Barrier(MPI_COMM_WORLD);
-    window_still_works("lock with a bad assert");
+    fence_still_works("lock with a bad assert");
     tap_ok("MPI_Win_lock(MPI_MODE_NOSTORE) -> MPI_ERR_ASSERT");
 }
 
@@ -216,7 +216,7 @@ static void unlock_other_target(void)
                    "MPI_Win_unlock of a target not locked");
     EXPECT_OK(MPI_Win_unlock(right, win), "MPI_Win_unlock");
     MPI_Barrier(MPI_COMM_WORLD);
-    window_still_works("unlock of a target not locked");
+    fence_still_works("unlock of a target not locked");
     tap_ok("MPI_Win_unlock of a target not locked while another is -> MPI_ERR_RMA_SYNC");
 }
 
