@@ -60,7 +60,8 @@ static uint64_t node_key(int flavor)
     return h;
 }
 
-/* Frees a window that never reached the transports (NULL is fine). */
+/* Frees the window and its per-peer arrays, once the transports let go of it
+ * (NULL is fine). */
 static void win_delete(rmaib_win_t *w)
 {
     if (!w)
@@ -207,12 +208,7 @@ int rmaib_win_free(rmaib_win_t *w)
     int rc = rmaib_quiesce(w);
     rc = rmaib_first_error(rc, rmaib_host_barrier(w->hcomm));
     rmaib_transport_win_fini(w);
-    free(w->peers);
-    free(w->start_state);
-    free(w->pscw);
-    free(w->start_ranks);
-    free(w->post_ranks);
-    free(w);
+    win_delete(w);
     return rc;
 }
 
