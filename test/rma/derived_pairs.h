@@ -24,9 +24,6 @@
 
 enum { DIR_PUT, DIR_GET };
 
-enum { SYNC_LOCK_ALL, SYNC_LOCK, SYNC_FENCE, NSYNC };
-static const char *sync_name[] = { "lock_all+flush", "lock/unlock", "fence" };
-
 /* Which of the five kinds of combination a pair (origin layout a, target layout b) is. */
 enum { CAT_CONTIG, CAT_ORIGIN, CAT_TARGET, CAT_SAME, CAT_DIFF, NCAT };
 static const char *cat_name[] = {
@@ -130,15 +127,11 @@ static MPI_Win dp_open(const dpairs_t *d, int mode, int **basep)
 static int dp_transfer(const dpairs_t *d, MPI_Win win, int mode)
 {
     int me = d->me, np = d->np, rc_bad = 0;
-    if (mode == SYNC_LOCK_ALL)
-        MPI_Win_lock_all(0, win);
-    if (mode == SYNC_FENCE)
-        MPI_Win_fence(MPI_MODE_NOPRECEDE, win);
+    sync_open(mode, MPI_MODE_NOPRECEDE, win);
     for (int i = 0; i < np; i++) {
         int t = d->dir == DIR_PUT ? (me + i) % np : (me + np - i) % np;
         int odd = (me + t) % 2, excl = d->dir == DIR_PUT ? odd : !odd;
-        if (mode == SYNC_LOCK)
-            MPI_Win_lock(excl ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, t, 0, win);
+        sync_target_begin(mode, excl ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, t, win);
         for (int p = 0; p < d->npairs; p++) {
             const layout_t *a = &d->L[p / d->nl], *b = &d->L[p % d->nl];
             char *buf = (char *) dp_slot(d, d->obuf, t, p) + LAYOUT_SHIFT;
@@ -148,15 +141,9 @@ static int dp_transfer(const dpairs_t *d, MPI_Win win, int mode)
                 : MPI_Get(buf, layout_count(a), a->type, t, disp, layout_count(b), b->type, win);
             rc_bad += rc != MPI_SUCCESS;
         }
-        if (mode == SYNC_LOCK)
-            MPI_Win_unlock(t, win);
-        if (mode == SYNC_LOCK_ALL)
-            MPI_Win_flush(t, win);
+        sync_target_end(mode, t, 1, win);
     }
-    if (mode == SYNC_LOCK_ALL)
-        MPI_Win_unlock_all(win);
-    if (mode == SYNC_FENCE)
-        MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+    sync_close(mode, MPI_MODE_NOSUCCEED, win);
     return rc_bad;
 }
 

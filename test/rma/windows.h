@@ -153,4 +153,43 @@ static inline void win_close(kind_win_t *w)
     w->mem = w->base = NULL;
 }
 
+/* ---- the three ways the data tests reach every target ------------------------ */
+
+enum { SYNC_LOCK_ALL, SYNC_LOCK, SYNC_FENCE, NSYNC };
+static const char *const sync_name[NSYNC] = { "lock_all+flush", "lock/unlock", "fence" };
+
+/* Opens the access epoch of `mode`: lock_all, or a fence with `fence_assert`;
+ * under SYNC_LOCK each target gets its own (sync_target_begin). */
+static inline void sync_open(int mode, int fence_assert, MPI_Win win)
+{
+    if (mode == SYNC_LOCK_ALL)
+        MPI_Win_lock_all(0, win);
+    if (mode == SYNC_FENCE)
+        MPI_Win_fence(fence_assert, win);
+}
+
+static inline void sync_close(int mode, int fence_assert, MPI_Win win)
+{
+    if (mode == SYNC_LOCK_ALL)
+        MPI_Win_unlock_all(win);
+    if (mode == SYNC_FENCE)
+        MPI_Win_fence(fence_assert, win);
+}
+
+/* Before the calls to target t: under SYNC_LOCK, a lock of `lock_type`. */
+static inline void sync_target_begin(int mode, int lock_type, int t, MPI_Win win)
+{
+    if (mode == SYNC_LOCK)
+        MPI_Win_lock(lock_type, t, 0, win);
+}
+
+/* After them: under SYNC_LOCK the unlock; under SYNC_LOCK_ALL a flush if `flush`. */
+static inline void sync_target_end(int mode, int t, int flush, MPI_Win win)
+{
+    if (mode == SYNC_LOCK)
+        MPI_Win_unlock(t, win);
+    if (mode == SYNC_LOCK_ALL && flush)
+        MPI_Win_flush(t, win);
+}
+
 #endif
