@@ -205,74 +205,44 @@ static int flatten_subarray(const contents_t *ct, const flat_t *el, flat_t *f)
     goto fn_exit;
 }
 
-/* The indexed family: blocks at displacements in extents of el (indexed,
- * indexed_block) or in bytes (hindexed, hindexed_block). */
+/* Displacement k of the indexed family, in bytes: in extents of el at i[ki] or
+ * c[kc] (indexed, indexed_block), or in bytes at a[ka] or c[kc] (the h- kinds). */
+static int indexed_disp(const contents_t *ct, int bytes, const flat_t *el, size_t ki, size_t ka,
+                        size_t kc, int64_t *d)
+{
+    if (bytes) {
+        *d = ct_addr(ct, ka, kc);
+        return MPI_SUCCESS;
+    }
+    return __builtin_mul_overflow(ct_count(ct, ki, kc), el->extent, d) ? MPI_ERR_TYPE : MPI_SUCCESS;
+}
+
+/* The indexed family: n blocks of el, the k-th of its own length (indexed,
+ * hindexed) or all of one (the _block kinds), each at its displacement. */
 static int flatten_indexed(const contents_t *ct, const flat_t *el, flat_t *f)
 {
-    int64_t n, bl, d;
-    int status = MPI_SUCCESS;
+    int c = ct->combiner, status = MPI_SUCCESS;
+    int one_length = c == MPI_COMBINER_INDEXED_BLOCK || c == MPI_COMBINER_HINDEXED_BLOCK;
+    int bytes = c != MPI_COMBINER_INDEXED && c != MPI_COMBINER_INDEXED_BLOCK;
+    size_t first = one_length ? 2 : 1;      /* leading counts: n, and bl for _block */
+    int64_t n, len, d;
 
-    switch (ct->combiner) {
-    case MPI_COMBINER_INDEXED:
-        if (!ct_has(ct, 1, 0, 1, 1))
-            return MPI_ERR_INTERN;
-        n = ct_count(ct, 0, 0);
-        if (!ct_has(ct, (size_t) (2 * n + 1), 0, (size_t) (2 * n + 1), 1))
-            return MPI_ERR_INTERN;
-        for (int64_t k = 0; k < n && !status; k++) {
-            if (__builtin_mul_overflow(ct_count(ct, (size_t) (1 + n + k), (size_t) (1 + n + k)),
-                                       el->extent, &d))
-                return MPI_ERR_TYPE;
-            status = rmaib_mpi_flat_replicate(f, el, d, ct_count(ct, (size_t) (1 + k), (size_t) (1 + k)),
-                                              el->extent);
-        }
-        return status;
-
-    case MPI_COMBINER_HINDEXED:
-#ifdef HAVE_INTEGER_COMBINERS
-    case MPI_COMBINER_HINDEXED_INTEGER:
-#endif
-        if (!ct_has(ct, 1, 0, 1, 1))
-            return MPI_ERR_INTERN;
-        n = ct_count(ct, 0, 0);
-        if (!ct_has(ct, (size_t) (n + 1), (size_t) n, (size_t) (2 * n + 1), 1))
-            return MPI_ERR_INTERN;
-        for (int64_t k = 0; k < n && !status; k++)
-            status = rmaib_mpi_flat_replicate(f, el, ct_addr(ct, (size_t) k, (size_t) (1 + n + k)),
-                                              ct_count(ct, (size_t) (1 + k), (size_t) (1 + k)),
-                                              el->extent);
-        return status;
-
-    case MPI_COMBINER_INDEXED_BLOCK:
-        if (!ct_has(ct, 2, 0, 2, 1))
-            return MPI_ERR_INTERN;
-        n = ct_count(ct, 0, 0);
-        bl = ct_count(ct, 1, 1);
-        if (!ct_has(ct, (size_t) (n + 2), 0, (size_t) (n + 2), 1))
-            return MPI_ERR_INTERN;
-        for (int64_t k = 0; k < n && !status; k++) {
-            if (__builtin_mul_overflow(ct_count(ct, (size_t) (2 + k), (size_t) (2 + k)), el->extent,
-                                       &d))
-                return MPI_ERR_TYPE;
-            status = rmaib_mpi_flat_replicate(f, el, d, bl, el->extent);
-        }
-        return status;
-
-    case MPI_COMBINER_HINDEXED_BLOCK:
-        if (!ct_has(ct, 2, 0, 2, 1))
-            return MPI_ERR_INTERN;
-        n = ct_count(ct, 0, 0);
-        bl = ct_count(ct, 1, 1);
-        if (!ct_has(ct, 2, (size_t) n, (size_t) (n + 2), 1))
-            return MPI_ERR_INTERN;
-        for (int64_t k = 0; k < n && !status; k++)
-            status = rmaib_mpi_flat_replicate(f, el, ct_addr(ct, (size_t) k, (size_t) (2 + k)), bl,
-                                              el->extent);
-        return status;
-
-    default:
+    if (!ct_has(ct, first, 0, first, 1))
         return MPI_ERR_INTERN;
+    n = ct_count(ct, 0, 0);
+    /* then n lengths (none for _block), then n displacements: in i[] as extents or
+     * in a[] as bytes; a large-count type has all of them in c[] */
+    size_t nlen = one_length ? 0 : (size_t) n, at = first + nlen;
+    if (!ct_has(ct, at + (bytes ? 0 : (size_t) n), bytes ? (size_t) n : 0, at + (size_t) n, 1))
+        return MPI_ERR_INTERN;
+    for (int64_t k = 0; k < n && !status; k++) {
+        len = one_length ? ct_count(ct, 1, 1) : ct_count(ct, (size_t) (1 + k), (size_t) (1 + k));
+        status = indexed_disp(ct, bytes, el, at + (size_t) k, (size_t) k, at + (size_t) k, &d);
+        if (status)
+            return status;
+        status = rmaib_mpi_flat_replicate(f, el, d, len, el->extent);
     }
+    return status;
 }
 
 /* Combiners with one component type, whose element is already flattened in el. */
