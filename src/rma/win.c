@@ -60,35 +60,91 @@ static uint64_t node_key(int flavor)
     return h;
 }
 
+/* Frees the window and its per-peer arrays, once the transports let go of it
+ * (NULL is fine). */
+static void win_delete(rmaib_win_t *w)
+{
+    if (!w)
+        return;
+    free(w->peers);
+    free(w->start_state);
+    free(w->pscw);
+    free(w->start_ranks);
+    free(w->post_ranks);
+    free(w);
+}
+
+/* The window as the arguments describe it, with its per-peer arrays; NULL if
+ * memory ran out. */
+static rmaib_win_t *win_new(const rmaib_win_args_t *a)
+{
+    int p = a->nranks;
+    rmaib_win_t *w = calloc(1, sizeof *w);
+
+    if (!w)
+        return NULL;
+    w->flavor = a->flavor;
+    w->rank = a->rank;
+    w->nranks = p;
+    w->hcomm = a->hcomm;
+    w->base = a->flavor == RMAIB_FLAVOR_CREATE ? a->base : NULL;
+    w->size = a->flavor == RMAIB_FLAVOR_DYNAMIC ? 0 : a->size;
+    w->disp_unit = a->flavor == RMAIB_FLAVOR_DYNAMIC ? 1 : a->disp_unit;
+    w->lock_alg = a->lock_alg;
+    w->noncontig = a->noncontig;
+    w->peers = calloc((size_t) p, sizeof *w->peers);
+    w->start_state = calloc((size_t) p, 1);
+    w->pscw = calloc((size_t) p, sizeof *w->pscw);
+    w->start_ranks = malloc(sizeof(int) * (size_t) p);
+    w->post_ranks = malloc(sizeof(int) * (size_t) p);
+    if (!w->peers || !w->start_state || !w->pscw || !w->start_ranks || !w->post_ranks) {
+        win_delete(w);
+        return NULL;
+    }
+    return w;
+}
+
+/* The peers as the exchange told them; nodes are numbered in order of first
+ * appearance of their key. */
+static void win_set_peers(rmaib_win_t *w, const peer_info_t *all)
+{
+    for (int r = 0; r < w->nranks; r++) {
+        rmaib_peer_t *pe = &w->peers[r];
+        pe->size = all[r].size;
+        pe->base = all[r].base;
+        pe->pid = all[r].pid;
+        pe->disp_unit = all[r].disp_unit;
+        pe->node = -1;
+        for (int q = 0; q < r; q++)
+            if (all[q].node_key == all[r].node_key) {
+                pe->node = w->peers[q].node;
+                break;
+            }
+        if (pe->node < 0)
+            pe->node = w->nnodes++;
+    }
+    w->mynode = w->peers[w->rank].node;
+}
+
+static void win_describe(rmaib_win_t *w)
+{
+    if (w->ntps > 1)
+        snprintf(w->describe, sizeof w->describe, "%s+%s", w->tps[0]->name, w->tps[1]->name);
+    else
+        snprintf(w->describe, sizeof w->describe, "%s", w->atp->name);
+}
+
 int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
 {
     int rc = rmaib_init();
     int p = a->nranks;
     peer_info_t mine = { 0 }, *all = NULL;
-    rmaib_win_t *w = calloc(1, sizeof *w);
+    rmaib_win_t *w = win_new(a);
 
     *out = NULL;
     mine.status = rc;
     if (!w)
         mine.status = RMAIB_ERR_NO_MEM;
-    if (w) {
-        w->flavor = a->flavor;
-        w->rank = a->rank;
-        w->nranks = p;
-        w->hcomm = a->hcomm;
-        w->base = a->flavor == RMAIB_FLAVOR_CREATE ? a->base : NULL;
-        w->size = a->flavor == RMAIB_FLAVOR_DYNAMIC ? 0 : a->size;
-        w->disp_unit = a->flavor == RMAIB_FLAVOR_DYNAMIC ? 1 : a->disp_unit;
-        w->lock_alg = a->lock_alg;
-        w->noncontig = a->noncontig;
-        w->peers = calloc((size_t) p, sizeof *w->peers);
-        w->start_state = calloc((size_t) p, 1);
-        w->pscw = calloc((size_t) p, sizeof *w->pscw);
-        w->start_ranks = malloc(sizeof(int) * (size_t) p);
-        w->post_ranks = malloc(sizeof(int) * (size_t) p);
-        if (!w->peers || !w->start_state || !w->pscw || !w->start_ranks || !w->post_ranks)
-            mine.status = RMAIB_ERR_NO_MEM;
-    }
     all = malloc(sizeof *all * (size_t) p);
     if (!all)
         mine.status = RMAIB_ERR_NO_MEM;
@@ -113,22 +169,7 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
     if (rc != RMAIB_OK)
         goto fn_fail;
 
-    for (int r = 0; r < p; r++) {
-        rmaib_peer_t *pe = &w->peers[r];
-        pe->size = all[r].size;
-        pe->base = all[r].base;
-        pe->pid = all[r].pid;
-        pe->disp_unit = all[r].disp_unit;
-        pe->node = -1;
-        for (int q = 0; q < r; q++)
-            if (all[q].node_key == all[r].node_key) {
-                pe->node = w->peers[q].node;
-                break;
-            }
-        if (pe->node < 0)
-            pe->node = w->nnodes++;
-    }
-    w->mynode = w->peers[w->rank].node;
+    win_set_peers(w, all);
     int on_host = 0;
     for (int r = 0; r < p; r++)
         on_host += all[r].host_key == mine.host_key;
@@ -137,26 +178,15 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
     rc = rmaib_transport_win_init(w);
     if (rc != RMAIB_OK)
         goto fn_fail;
-
-    if (w->ntps > 1)
-        snprintf(w->describe, sizeof w->describe, "%s+%s", w->tps[0]->name, w->tps[1]->name);
-    else
-        snprintf(w->describe, sizeof w->describe, "%s", w->atp->name);
-    free(all);
+    win_describe(w);
     *out = w;
-    return RMAIB_OK;
 
-  fn_fail:
+  fn_exit:
     free(all);
-    if (w) {
-        free(w->peers);
-        free(w->start_state);
-        free(w->pscw);
-        free(w->start_ranks);
-        free(w->post_ranks);
-        free(w);
-    }
     return rc;
+  fn_fail:
+    win_delete(w);
+    goto fn_exit;
 }
 
 int rmaib_win_free(rmaib_win_t *w)
@@ -178,12 +208,7 @@ int rmaib_win_free(rmaib_win_t *w)
     int rc = rmaib_quiesce(w);
     rc = rmaib_first_error(rc, rmaib_host_barrier(w->hcomm));
     rmaib_transport_win_fini(w);
-    free(w->peers);
-    free(w->start_state);
-    free(w->pscw);
-    free(w->start_ranks);
-    free(w->post_ranks);
-    free(w);
+    win_delete(w);
     return rc;
 }
 

@@ -38,7 +38,6 @@ rma_tests += test/rma/err_range
 rma_tests += test/rma/err_attach_flavor
 rma_tests += test/rma/preload_verbose
 test_rma_preload_verbose_LDADD = librmaib-mpi.la $(MPI_LIBS) -ldl
-EXTRA_DIST += test/rma/common_a.h
 # --- end of block A ---
 
 # --- block B: synchronisation (locks, fence, post/start/complete/wait) ---
@@ -53,7 +52,6 @@ rma_tests += test/rma/target_computes_without_mpi
 rma_tests += test/rma/fence_epochs
 rma_tests += test/rma/pscw_epochs
 rma_tests += test/rma/sync_errors
-EXTRA_DIST += test/rma/common_b.h
 # --- end of block B ---
 
 # --- block C: the accumulate family ---
@@ -66,7 +64,6 @@ rma_tests += test/rma/acc_overlapping_ranges
 rma_tests += test/rma/acc_ticket_lock
 rma_tests += test/rma/acc_long_runs
 rma_tests += test/rma/get_accumulate_noop_consistent
-EXTRA_DIST += test/rma/common_c.h
 # --- end of block C ---
 
 # --- block D: the ofi backend (configuration errors, the progress thread) ---
@@ -80,3 +77,5 @@ rma_tests += test/rma/ofi_refused_atomic
 check_PROGRAMS += $(rma_tests)
 TESTS += $(rma_tests)
 EXTRA_DIST += test/rma/tap.h test/rma/testlist
+EXTRA_DIST += test/rma/pattern.h test/rma/wait.h test/rma/errcheck.h test/rma/windows.h \
+	test/rma/dtypes.h test/rma/derived_pairs.h

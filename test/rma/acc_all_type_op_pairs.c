@@ -29,9 +29,12 @@
  * here.  Values are small and exactly representable, so float results are exact; long
  * double is compared by value (x87 keeps 6 padding bytes), pairs field by field.
  */
+#include <complex.h>
 #include <float.h>
 #include <stdbool.h>
-#include "common_c.h"
+#include "tap.h"
+#include "windows.h"
+#include "errcheck.h"
 
 #define NEL 6
 
@@ -441,9 +444,9 @@ static void cases_build(void)
     win_bytes = off;
 }
 
-static void init_target(c_win_t *w)
+static void init_target(kind_win_t *w)
 {
-    c_self_begin(w);
+    self_begin(w->win, MPI_LOCK_EXCLUSIVE);
     for (int n = 0; n < ncases; n++) {
         const case_t *c = &cases[n];
         unsigned char *b = w->base;
@@ -455,7 +458,7 @@ static void init_target(c_win_t *w)
         }
         gen(c->t, b + slot_fop(c), 0, c->kf, tap_rank);
     }
-    c_self_end(w);
+    self_end(w->win);
 }
 
 /* Compare one element; on a mismatch record type, op, call and element. */
@@ -474,7 +477,7 @@ static void check_elem(const case_t *c, const char *call, const char *what, int 
 static void run(int kind)
 {
     int right = (tap_rank + 1) % tap_size, left = (tap_rank + tap_size - 1) % tap_size;
-    c_win_t w = c_win_open(kind, win_bytes, 1, 0);
+    kind_win_t w = win_open(kind, win_bytes, 1, 0);
     init_target(&w);
     /* operands and results stay put until the epoch ends */
     unsigned char *opnd = malloc((size_t) win_bytes), *res = malloc((size_t) win_bytes);
@@ -482,7 +485,7 @@ static void run(int kind)
     MPI_Request *req = malloc(sizeof(MPI_Request) * 2 * (size_t) ncases);
     MPI_Barrier(MPI_COMM_WORLD);
 
-    C_OK(MPI_Win_lock_all(0, w.win), "MPI_Win_lock_all");
+    EXPECT_OK(MPI_Win_lock_all(0, w.win), "MPI_Win_lock_all");
     for (int n = 0; n < ncases; n++) {
         const case_t *c = &cases[n];
         const type_t *t = c->t;
@@ -495,34 +498,34 @@ static void run(int kind)
         gen(t, opnd + slot_fop(c), 1, c->kf, tap_rank);
         req[2 * n] = req[2 * n + 1] = MPI_REQUEST_NULL;     /* a failed call sets none */
         if (c->op != NO_OP)
-            C_OK(MPI_Accumulate(opnd + slot_acc(c), NEL, t->dt, right, slot_acc(c), NEL, t->dt,
+            EXPECT_OK(MPI_Accumulate(opnd + slot_acc(c), NEL, t->dt, right, slot_acc(c), NEL, t->dt,
                                 mpi_op[c->op], w.win), "MPI_Accumulate %s on %s",
                  op_name[c->op], t->name);
-        C_OK(MPI_Get_accumulate(opnd + slot_gacc(c), NEL, t->dt, res + slot_gacc(c), NEL, t->dt,
+        EXPECT_OK(MPI_Get_accumulate(opnd + slot_gacc(c), NEL, t->dt, res + slot_gacc(c), NEL, t->dt,
                                 right, slot_gacc(c), NEL, t->dt, mpi_op[c->op], w.win),
              "MPI_Get_accumulate %s on %s", op_name[c->op], t->name);
-        C_OK(MPI_Fetch_and_op(opnd + slot_fop(c), res + slot_fop(c), t->dt, right, slot_fop(c),
+        EXPECT_OK(MPI_Fetch_and_op(opnd + slot_fop(c), res + slot_fop(c), t->dt, right, slot_fop(c),
                               mpi_op[c->op], w.win), "MPI_Fetch_and_op %s on %s",
              op_name[c->op], t->name);
         if (c->op != NO_OP)
-            C_OK(MPI_Raccumulate(opnd + slot_racc(c), NEL, t->dt, right, slot_racc(c), NEL, t->dt,
+            EXPECT_OK(MPI_Raccumulate(opnd + slot_racc(c), NEL, t->dt, right, slot_racc(c), NEL, t->dt,
                                  mpi_op[c->op], w.win, &req[2 * n]), "MPI_Raccumulate %s on %s",
                  op_name[c->op], t->name);
-        C_OK(MPI_Rget_accumulate(opnd + slot_rgacc(c), NEL, t->dt, res + slot_rgacc(c), NEL, t->dt,
+        EXPECT_OK(MPI_Rget_accumulate(opnd + slot_rgacc(c), NEL, t->dt, res + slot_rgacc(c), NEL, t->dt,
                                  right, slot_rgacc(c), NEL, t->dt, mpi_op[c->op], w.win,
                                  &req[2 * n + 1]), "MPI_Rget_accumulate %s on %s",
              op_name[c->op], t->name);
     }
     MPI_Status *st = malloc(sizeof(MPI_Status) * 2 * (size_t) ncases);
-    C_OK(MPI_Waitall(2 * ncases, req, st), "MPI_Waitall");
+    EXPECT_OK(MPI_Waitall(2 * ncases, req, st), "MPI_Waitall");
     free(st);
-    C_OK(MPI_Win_unlock_all(w.win), "MPI_Win_unlock_all");
+    EXPECT_OK(MPI_Win_unlock_all(w.win), "MPI_Win_unlock_all");
     free(req);
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* Per category: the origin's results and the target's memory. */
     for (int g = 0; g < NCAT; g++) {
-        c_self_begin(&w);
+        self_begin(w.win, MPI_LOCK_EXCLUSIVE);
         const unsigned char *mem = w.base;
         for (int n = 0; n < ncases; n++) {
             const case_t *c = &cases[n];
@@ -537,44 +540,44 @@ static void run(int kind)
                 compute(t, c->op, want, x, y);
                 if (c->op != NO_OP) {
                     check_elem(c, "MPI_Accumulate", "target", k, mem + slot_acc(c) + k * t->size,
-                               want, c_kind_name[kind]);
+                               want, win_kind_name[kind]);
                     check_elem(c, "MPI_Raccumulate", "target", k,
-                               mem + slot_racc(c) + k * t->size, want, c_kind_name[kind]);
+                               mem + slot_racc(c) + k * t->size, want, win_kind_name[kind]);
                 } else {
                     check_elem(c, "(no call)", "target", k, mem + slot_acc(c) + k * t->size, x,
-                               c_kind_name[kind]);
+                               win_kind_name[kind]);
                 }
                 check_elem(c, "MPI_Rget_accumulate", "target", k,
-                           mem + slot_rgacc(c) + k * t->size, want, c_kind_name[kind]);
+                           mem + slot_rgacc(c) + k * t->size, want, win_kind_name[kind]);
                 check_elem(c, "MPI_Get_accumulate", "target", k,
-                           mem + slot_gacc(c) + k * t->size, want, c_kind_name[kind]);
+                           mem + slot_gacc(c) + k * t->size, want, win_kind_name[kind]);
                 if (k == c->kf)
                     check_elem(c, "MPI_Fetch_and_op", "target", k, mem + slot_fop(c), want,
-                               c_kind_name[kind]);
+                               win_kind_name[kind]);
                 /* my results, fetched from my right neighbour */
                 gen(t, x, 0, k, right);
                 check_elem(c, "MPI_Get_accumulate", "result", k, res + slot_gacc(c) + k * t->size,
-                           x, c_kind_name[kind]);
+                           x, win_kind_name[kind]);
                 check_elem(c, "MPI_Rget_accumulate", "result", k,
-                           res + slot_rgacc(c) + k * t->size, x, c_kind_name[kind]);
+                           res + slot_rgacc(c) + k * t->size, x, win_kind_name[kind]);
                 if (k == c->kf)
                     check_elem(c, "MPI_Fetch_and_op", "result", k, res + slot_fop(c), x,
-                               c_kind_name[kind]);
+                               win_kind_name[kind]);
             }
         }
-        c_self_end(&w);
+        self_end(w.win);
         char list[400] = "";
         for (int i = 0; i < ntypes; i++)
             if ((int) types[i].cat == g && strlen(list) < sizeof list - 40)
                 snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
                          list[0] ? " " : "", types[i].name + 4);
         tap_ok("%s, %s (%s): every allowed op + REPLACE + NO_OP via Accumulate, "
-               "Get_accumulate, Fetch_and_op, Raccumulate, Rget_accumulate", c_kind_name[kind],
+               "Get_accumulate, Fetch_and_op, Raccumulate, Rget_accumulate", win_kind_name[kind],
                group_name[g], list);
     }
     free(opnd);
     free(res);
-    c_win_close(&w);
+    win_close(&w);
 }
 
 int main(int argc, char **argv)
@@ -595,7 +598,7 @@ int main(int argc, char **argv)
     cases_build();
     tap_ok("%d predefined types have the extents of their C types; %d (type, op) cases",
            ntypes, ncases);
-    run(C_ALLOCATE);
-    run(C_CREATE);
+    run(WIN_ALLOCATE);
+    run(WIN_CREATE);
     return tap_done();
 }

@@ -18,7 +18,9 @@
  * rest, the results checked after each completes.  On an allocated window (rmaib:
  * CPU atomics) and a created one (rmaib: accumulate lock).
  */
-#include "common_c.h"
+#include "tap.h"
+#include "windows.h"
+#include "errcheck.h"
 
 #define MOVED 12                /* elements per transfer */
 #define SLOT 64                 /* elements of window (and buffer) per transfer */
@@ -171,9 +173,9 @@ static MPI_Aint slot_off(int part, int s)
     return ((MPI_Aint) part * ncases + s) * SLOT * 8;
 }
 
-static void init_window(c_win_t *w, int nparts)
+static void init_window(kind_win_t *w, int nparts)
 {
-    c_self_begin(w);
+    self_begin(w->win, MPI_LOCK_EXCLUSIVE);
     for (int p = 0; p < nparts; p++)
         for (int s = 0; s < ncases; s++) {
             int o, t, r, b;
@@ -181,11 +183,11 @@ static void init_window(c_win_t *w, int nparts)
             for (int j = 0; j < SLOT; j++)
                 put_elem(b, (char *) w->base + slot_off(p, s), j, initial(tap_rank, s + p * 7, j));
         }
-    c_self_end(w);
+    self_end(w->win);
 }
 
 /* The target side: slot s of part p, accumulated (SUM) by origin `left`. */
-static void check_target(const c_win_t *w, int p, int s, const char *call)
+static void check_target(const kind_win_t *w, int p, int s, const char *call)
 {
     int o, t, r, b;
     case_of(s, &o, &t, &r, &b);
@@ -241,14 +243,14 @@ static void run(int kind)
 {
     int right = (tap_rank + 1) % tap_size;
     size_t slotb = SLOT * 8;
-    c_win_t w = c_win_open(kind, 4 * (MPI_Aint) ncases * SLOT * 8, 8, 0);
+    kind_win_t w = win_open(kind, 4 * (MPI_Aint) ncases * SLOT * 8, 8, 0);
     char *opnd = malloc(slotb * 4 * (size_t) ncases), *res = malloc(slotb * 4 * (size_t) ncases);
     MPI_Request *req = malloc(sizeof(MPI_Request) * 2 * (size_t) ncases);
     init_window(&w, 4);
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* Parts 0 and 1: MPI_Accumulate and MPI_Get_accumulate in a lock_all epoch. */
-    C_OK(MPI_Win_lock_all(0, w.win), "MPI_Win_lock_all");
+    EXPECT_OK(MPI_Win_lock_all(0, w.win), "MPI_Win_lock_all");
     for (int s = 0; s < ncases; s++) {
         int o, t, r, b;
         case_of(s, &o, &t, &r, &b);
@@ -258,22 +260,22 @@ static void run(int kind)
             fill_origin(ob, rb, s);
             MPI_Aint disp = (slot_off(p, s) + SHIFT * esize(b)) / 8;
             if (p == 0)
-                C_OK(MPI_Accumulate(ob + SHIFT * esize(b), count_of(&T[o]), T[o].t[b], right, disp,
+                EXPECT_OK(MPI_Accumulate(ob + SHIFT * esize(b), count_of(&T[o]), T[o].t[b], right, disp,
                                     count_of(&T[t]), T[t].t[b], MPI_SUM, w.win),
                      "MPI_Accumulate %s -> %s", T[o].name, T[t].name);
             else
-                C_OK(MPI_Get_accumulate(ob + SHIFT * esize(b), count_of(&T[o]), T[o].t[b],
+                EXPECT_OK(MPI_Get_accumulate(ob + SHIFT * esize(b), count_of(&T[o]), T[o].t[b],
                                         rb + SHIFT * esize(b), count_of(&T[r]), T[r].t[b], right,
                                         disp, count_of(&T[t]), T[t].t[b], MPI_SUM, w.win),
                      "MPI_Get_accumulate %s -> %s (result %s)", T[o].name, T[t].name, T[r].name);
         }
     }
-    C_OK(MPI_Win_unlock_all(w.win), "MPI_Win_unlock_all");
+    EXPECT_OK(MPI_Win_unlock_all(w.win), "MPI_Win_unlock_all");
     for (int s = 0; s < ncases; s++)
         check_result(res + slotb * ((size_t) ncases + s), 1, s, "MPI_Get_accumulate");
 
     /* Parts 2 and 3: the request forms in a shared-lock epoch. */
-    C_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, w.win), "MPI_Win_lock");
+    EXPECT_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, w.win), "MPI_Win_lock");
     for (int s = 0; s < ncases; s++) {
         int o, t, r, b;
         case_of(s, &o, &t, &r, &b);
@@ -284,24 +286,24 @@ static void run(int kind)
             fill_origin(ob, rb, s);
             MPI_Aint disp = (slot_off(p, s) + SHIFT * esize(b)) / 8;
             if (p == 2)
-                C_OK(MPI_Raccumulate(ob + SHIFT * esize(b), count_of(&T[o]), T[o].t[b], right,
+                EXPECT_OK(MPI_Raccumulate(ob + SHIFT * esize(b), count_of(&T[o]), T[o].t[b], right,
                                      disp, count_of(&T[t]), T[t].t[b], MPI_SUM, w.win, rq),
                      "MPI_Raccumulate %s -> %s", T[o].name, T[t].name);
             else
-                C_OK(MPI_Rget_accumulate(ob + SHIFT * esize(b), count_of(&T[o]), T[o].t[b],
+                EXPECT_OK(MPI_Rget_accumulate(ob + SHIFT * esize(b), count_of(&T[o]), T[o].t[b],
                                          rb + SHIFT * esize(b), count_of(&T[r]), T[r].t[b], right,
                                          disp, count_of(&T[t]), T[t].t[b], MPI_SUM, w.win, rq),
                      "MPI_Rget_accumulate %s -> %s (result %s)", T[o].name, T[t].name, T[r].name);
         }
         /* every third case completes at once with MPI_Wait, the rest with one Waitall */
         if (s % 3 == 0) {
-            C_OK(MPI_Wait(&req[s], MPI_STATUS_IGNORE), "MPI_Wait");
-            C_OK(MPI_Wait(&req[(size_t) ncases + s], MPI_STATUS_IGNORE), "MPI_Wait");
+            EXPECT_OK(MPI_Wait(&req[s], MPI_STATUS_IGNORE), "MPI_Wait");
+            EXPECT_OK(MPI_Wait(&req[(size_t) ncases + s], MPI_STATUS_IGNORE), "MPI_Wait");
             check_result(res + slotb * ((size_t) 3 * ncases + s), 3, s, "MPI_Rget_accumulate");
         }
     }
     MPI_Status *st = malloc(sizeof(MPI_Status) * 2 * (size_t) ncases);
-    C_OK(MPI_Waitall(2 * ncases, req, st), "MPI_Waitall");
+    EXPECT_OK(MPI_Waitall(2 * ncases, req, st), "MPI_Waitall");
     free(st);
     for (int s = 0; s < ncases; s++) {
         TAP_CHECK(req[s] == MPI_REQUEST_NULL && req[ncases + s] == MPI_REQUEST_NULL,
@@ -309,25 +311,25 @@ static void run(int kind)
         if (s % 3)
             check_result(res + slotb * ((size_t) 3 * ncases + s), 3, s, "MPI_Rget_accumulate");
     }
-    C_OK(MPI_Win_unlock(right, w.win), "MPI_Win_unlock");
+    EXPECT_OK(MPI_Win_unlock(right, w.win), "MPI_Win_unlock");
     MPI_Barrier(MPI_COMM_WORLD);
 
-    c_self_begin(&w);
+    self_begin(w.win, MPI_LOCK_EXCLUSIVE);
     for (int s = 0; s < ncases; s++) {
         check_target(&w, 0, s, "MPI_Accumulate");
         check_target(&w, 1, s, "MPI_Get_accumulate");
         check_target(&w, 2, s, "MPI_Raccumulate");
         check_target(&w, 3, s, "MPI_Rget_accumulate");
     }
-    c_self_end(&w);
+    self_end(w.win);
 
     free(req);
     free(opnd);
     free(res);
-    c_win_close(&w);
+    win_close(&w);
     tap_ok("%s: MPI_SUM with %d x %d (origin, target) derived types of int and of double, "
            "Accumulate, Get_accumulate with a derived result type, Raccumulate, "
-           "Rget_accumulate", c_kind_name[kind], nt, nt);
+           "Rget_accumulate", win_kind_name[kind], nt, nt);
 }
 
 int main(int argc, char **argv)
@@ -347,8 +349,8 @@ int main(int argc, char **argv)
                       "%s: element %d falls outside its slot", T[i].name, k);
     }
     tap_ok("%d derived types, int and double versions, fit their slots", nt);
-    run(C_ALLOCATE);
-    run(C_CREATE);
+    run(WIN_ALLOCATE);
+    run(WIN_CREATE);
     for (int i = 0; i < nt; i++)
         for (int b = 0; b < 2; b++)
             MPI_Type_free(&T[i].t[b]);

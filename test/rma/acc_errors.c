@@ -42,7 +42,9 @@
  * that section is accepted, the test bails out rather than closing an epoch that
  * may never close.  The assertions are what MPI-3.1 and DESIGN.md ask of rmaib.
  */
-#include "common_c.h"
+#include "tap.h"
+#include "windows.h"
+#include "errcheck.h"
 
 #define N 8                      /* int64 elements per window */
 #define GUARD 256                /* bytes of guard on each side of a created window */
@@ -66,7 +68,7 @@ static void user_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
 /* Window of N int64 (disp_unit 8) of kind `kind`; a created one sits in the middle
  * of a buffer with GUARD sentinel bytes on each side. */
 typedef struct {
-    c_win_t w;
+    kind_win_t w;
     unsigned char *buf;          /* created: the whole guarded buffer */
     int64_t *mine;
     int64_t ref[N];              /* what the window should hold */
@@ -76,7 +78,7 @@ static ewin_t open_win(int kind)
 {
     ewin_t e;
     e.buf = NULL;
-    if (kind == C_CREATE) {
+    if (kind == WIN_CREATE) {
         e.buf = malloc(2 * GUARD + N * 8);
         memset(e.buf, SENTB, 2 * GUARD + N * 8);
         e.w.mem = NULL;
@@ -85,13 +87,13 @@ static ewin_t open_win(int kind)
         MPI_Win_create(e.w.base, N * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &e.w.win);
         MPI_Win_set_errhandler(e.w.win, MPI_ERRORS_RETURN);
     } else {
-        e.w = c_win_open(C_ALLOCATE, N * 8, 8, 0);
+        e.w = win_open(WIN_ALLOCATE, N * 8, 8, 0);
     }
     e.mine = e.w.base;
-    c_self_begin(&e.w);
+    self_begin(e.w.win, MPI_LOCK_EXCLUSIVE);
     for (int j = 0; j < N; j++)
         e.ref[j] = e.mine[j] = initial(me, j);
-    c_self_end(&e.w);
+    self_end(e.w.win);
     MPI_Barrier(MPI_COMM_WORLD);
     return e;
 }
@@ -102,7 +104,7 @@ static ewin_t open_win(int kind)
 static void unchanged(ewin_t *e, const int64_t *add, const char *after)
 {
     MPI_Barrier(MPI_COMM_WORLD);
-    c_self_begin(&e->w);
+    self_begin(e->w.win, MPI_LOCK_EXCLUSIVE);
     for (int j = 0; j < N; j++) {
         int64_t want = e->ref[j] + (add ? add[j] : 0);
         TAP_CHECK(e->mine[j] == want, "after %s: window element %d is %lld, expected %lld", after,
@@ -117,7 +119,7 @@ static void unchanged(ewin_t *e, const int64_t *add, const char *after)
                       "after %s: guard byte %d past the window end written", after, i);
             e->buf[i] = e->buf[GUARD + N * 8 + i] = SENTB;
         }
-    c_self_end(&e->w);
+    self_end(e->w.win);
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
@@ -131,22 +133,22 @@ static void all_calls(MPI_Win win, MPI_Datatype dt, MPI_Op op, int target, MPI_A
     memset(o, 1, sizeof o);
     memset(c, 0, sizeof c);
     int rc = MPI_Accumulate(o, 1, dt, target, disp, 1, dt, op, win);
-    C_EXPECT(rc, want, "MPI_Accumulate, %s", what);
+    EXPECT_CLASS(rc, want, "MPI_Accumulate, %s", what);
     rc = MPI_Get_accumulate(o, 1, dt, r, 1, dt, target, disp, 1, dt, op, win);
-    C_EXPECT(rc, want, "MPI_Get_accumulate, %s", what);
+    EXPECT_CLASS(rc, want, "MPI_Get_accumulate, %s", what);
     rc = MPI_Fetch_and_op(o, r, dt, target, disp, op, win);
-    C_EXPECT(rc, want, "MPI_Fetch_and_op, %s", what);
+    EXPECT_CLASS(rc, want, "MPI_Fetch_and_op, %s", what);
     rc = MPI_Raccumulate(o, 1, dt, target, disp, 1, dt, op, win, &req);
-    C_EXPECT(rc, want, "MPI_Raccumulate, %s", what);
+    EXPECT_CLASS(rc, want, "MPI_Raccumulate, %s", what);
     if (rc == MPI_SUCCESS && !late)
         MPI_Wait(&req, MPI_STATUS_IGNORE);
     rc = MPI_Rget_accumulate(o, 1, dt, r, 1, dt, target, disp, 1, dt, op, win, &req);
-    C_EXPECT(rc, want, "MPI_Rget_accumulate, %s", what);
+    EXPECT_CLASS(rc, want, "MPI_Rget_accumulate, %s", what);
     if (rc == MPI_SUCCESS && !late)
         MPI_Wait(&req, MPI_STATUS_IGNORE);
     if (cas_too) {
         rc = MPI_Compare_and_swap(o, c, r, dt, target, disp, win);
-        C_EXPECT(rc, want, "MPI_Compare_and_swap, %s", what);
+        EXPECT_CLASS(rc, want, "MPI_Compare_and_swap, %s", what);
     }
 }
 
@@ -175,12 +177,12 @@ static void origin_checks(ewin_t *e, const char *kn)
     int64_t o[N] = { 1, 1 }, r[N], c[N] = { 0 };
     MPI_Request req = MPI_REQUEST_NULL;
     int rc;
-    C_OK(MPI_Win_lock_all(0, win), "MPI_Win_lock_all");
+    EXPECT_OK(MPI_Win_lock_all(0, win), "MPI_Win_lock_all");
     all_calls(win, MPI_INT64_T, user, right, 0, MPI_ERR_OP, 0, "user-defined op");
     rc = MPI_Accumulate(o, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, MPI_NO_OP, win);
-    C_EXPECT(rc, MPI_ERR_OP, "MPI_Accumulate with MPI_NO_OP");
+    EXPECT_CLASS(rc, MPI_ERR_OP, "MPI_Accumulate with MPI_NO_OP");
     rc = MPI_Raccumulate(o, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, MPI_NO_OP, win, &req);
-    C_EXPECT(rc, MPI_ERR_OP, "MPI_Raccumulate with MPI_NO_OP");
+    EXPECT_CLASS(rc, MPI_ERR_OP, "MPI_Raccumulate with MPI_NO_OP");
     if (rc == MPI_SUCCESS && !late)
         MPI_Wait(&req, MPI_STATUS_IGNORE);
 
@@ -191,14 +193,14 @@ static void origin_checks(ewin_t *e, const char *kn)
                                          "contiguous(1, MPI_INT64_T)", "contiguous(2, MPI_INT)" };
     for (size_t i = 0; i < sizeof cas_bad / sizeof cas_bad[0]; i++) {
         rc = MPI_Compare_and_swap(o, c, r, cas_bad[i], right, 0, win);
-        C_EXPECT(rc, MPI_ERR_TYPE, "MPI_Compare_and_swap on %s", cas_bad_name[i]);
+        EXPECT_CLASS(rc, MPI_ERR_TYPE, "MPI_Compare_and_swap on %s", cas_bad_name[i]);
     }
     rc = MPI_Fetch_and_op(o, r, contig1, right, 0, MPI_SUM, win);
-    C_EXPECT(rc, MPI_ERR_TYPE, "MPI_Fetch_and_op on contiguous(1, MPI_INT64_T)");
+    EXPECT_CLASS(rc, MPI_ERR_TYPE, "MPI_Fetch_and_op on contiguous(1, MPI_INT64_T)");
 
     all_calls(win, MPI_INT64_T, MPI_SUM, np, 0, MPI_ERR_RANK, 1, "target rank = group size");
     all_calls(win, MPI_INT64_T, MPI_SUM, -5, 0, MPI_ERR_RANK, 1, "target rank -5");
-    C_OK(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");
+    EXPECT_OK(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");
     unchanged(e, NULL, "refused operations, types and ranks");
     tap_ok("%s: user-defined ops and NO_OP in (R)Accumulate give MPI_ERR_OP; CAS on "
            "non-integer or derived types and fetch-and-op on a derived type give MPI_ERR_TYPE; "
@@ -212,17 +214,17 @@ static void sync_checks(ewin_t *e, const char *kn)
     MPI_Request req = MPI_REQUEST_NULL;
     int rc;
     all_calls(win, MPI_INT64_T, MPI_SUM, right, 0, MPI_ERR_RMA_SYNC, 1, "outside any epoch");
-    C_OK(MPI_Win_fence(0, win), "MPI_Win_fence");
+    EXPECT_OK(MPI_Win_fence(0, win), "MPI_Win_fence");
     rc = MPI_Raccumulate(o, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, MPI_SUM, win, &req);
-    C_EXPECT(rc, MPI_ERR_RMA_SYNC, "MPI_Raccumulate in a fence epoch");
+    EXPECT_CLASS(rc, MPI_ERR_RMA_SYNC, "MPI_Raccumulate in a fence epoch");
     if (rc == MPI_SUCCESS && !late)
         MPI_Wait(&req, MPI_STATUS_IGNORE);
     rc = MPI_Rget_accumulate(o, 1, MPI_INT64_T, r, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T,
                              MPI_SUM, win, &req);
-    C_EXPECT(rc, MPI_ERR_RMA_SYNC, "MPI_Rget_accumulate in a fence epoch");
+    EXPECT_CLASS(rc, MPI_ERR_RMA_SYNC, "MPI_Rget_accumulate in a fence epoch");
     if (rc == MPI_SUCCESS && !late)
         MPI_Wait(&req, MPI_STATUS_IGNORE);
-    C_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win), "MPI_Win_fence");
+    EXPECT_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win), "MPI_Win_fence");
     unchanged(e, NULL, "the synchronisation errors");
     tap_ok("%s: the accumulate family outside an epoch, and the request forms in a fence "
            "epoch, give MPI_ERR_RMA_SYNC; nothing changes", kn);
@@ -235,36 +237,36 @@ static void range_checks(ewin_t *e, const char *kn)
     int rc;
     for (int j = 0; j <= N; j++)
         o[j] = 1;
-    C_OK(MPI_Win_lock_all(0, win), "MPI_Win_lock_all");
+    EXPECT_OK(MPI_Win_lock_all(0, win), "MPI_Win_lock_all");
     all_calls(win, MPI_INT64_T, MPI_SUM, right, N, MPI_ERR_RMA_RANGE, 1,
               "int64 at displacement N (just past the end)");
     all_calls(win, MPI_INT64_T, MPI_SUM, right, -1, MPI_ERR_RMA_RANGE, 1,
               "int64 at displacement -1");
     rc = MPI_Accumulate(o, 3, MPI_INT64_T, right, N - 2, 3, MPI_INT64_T, MPI_SUM, win);
-    C_EXPECT(rc, MPI_ERR_RMA_RANGE, "MPI_Accumulate of 3 int64 at N-2 (straddling the end)");
+    EXPECT_CLASS(rc, MPI_ERR_RMA_RANGE, "MPI_Accumulate of 3 int64 at N-2 (straddling the end)");
     rc = MPI_Get_accumulate(o, N + 1, MPI_INT64_T, r, N + 1, MPI_INT64_T, right, 0, N + 1,
                             MPI_INT64_T, MPI_SUM, win);
-    C_EXPECT(rc, MPI_ERR_RMA_RANGE, "MPI_Get_accumulate of N+1 int64 at 0");
+    EXPECT_CLASS(rc, MPI_ERR_RMA_RANGE, "MPI_Get_accumulate of N+1 int64 at 0");
     {
         /* a 16-byte element (rmaib's locked path on allocated memory too) straddling
          * the end */
         double _Complex z[2] = { 1, 1 }, zr[2];
         rc = MPI_Accumulate(z, 1, MPI_C_DOUBLE_COMPLEX, right, N - 1, 1, MPI_C_DOUBLE_COMPLEX,
                             MPI_SUM, win);
-        C_EXPECT(rc, MPI_ERR_RMA_RANGE, "MPI_Accumulate of a double complex at N-1 (straddling)");
+        EXPECT_CLASS(rc, MPI_ERR_RMA_RANGE, "MPI_Accumulate of a double complex at N-1 (straddling)");
         rc = MPI_Get_accumulate(z, 1, MPI_C_DOUBLE_COMPLEX, zr, 1, MPI_C_DOUBLE_COMPLEX, right,
                                 N - 1, 1, MPI_C_DOUBLE_COMPLEX, MPI_NO_OP, win);
-        C_EXPECT(rc, MPI_ERR_RMA_RANGE, "MPI_Get_accumulate(NO_OP) of a double complex at N-1");
+        EXPECT_CLASS(rc, MPI_ERR_RMA_RANGE, "MPI_Get_accumulate(NO_OP) of a double complex at N-1");
     }
     {
         MPI_Datatype vec;
         MPI_Type_vector(2, 1, N, MPI_INT64_T, &vec);   /* second element at N */
         MPI_Type_commit(&vec);
         rc = MPI_Accumulate(o, 2, MPI_INT64_T, right, 0, 1, vec, MPI_SUM, win);
-        C_EXPECT(rc, MPI_ERR_RMA_RANGE, "MPI_Accumulate, a vector whose second element is at N");
+        EXPECT_CLASS(rc, MPI_ERR_RMA_RANGE, "MPI_Accumulate, a vector whose second element is at N");
         MPI_Type_free(&vec);
     }
-    C_OK(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");
+    EXPECT_OK(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");
     unchanged(e, NULL, "the range errors");
     tap_ok("%s: accesses past the end or below the start give MPI_ERR_RMA_RANGE for every "
            "call of the family, and write nothing (window and guards unchanged)", kn);
@@ -278,12 +280,12 @@ static void still_works(ewin_t *e, const char *kn)
         o[j] = 1;
         add[j] = 1 + (j == N - 1);
     }
-    C_OK(MPI_Win_lock_all(0, win), "MPI_Win_lock_all");
-    C_OK(MPI_Accumulate(o, N, MPI_INT64_T, right, 0, N, MPI_INT64_T, MPI_SUM, win),
+    EXPECT_OK(MPI_Win_lock_all(0, win), "MPI_Win_lock_all");
+    EXPECT_OK(MPI_Accumulate(o, N, MPI_INT64_T, right, 0, N, MPI_INT64_T, MPI_SUM, win),
          "MPI_Accumulate");
-    C_OK(MPI_Fetch_and_op(&one, &fetched, MPI_INT64_T, right, N - 1, MPI_SUM, win),
+    EXPECT_OK(MPI_Fetch_and_op(&one, &fetched, MPI_INT64_T, right, N - 1, MPI_SUM, win),
          "MPI_Fetch_and_op");
-    C_OK(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");
+    EXPECT_OK(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");
     /* the right neighbour's element N-1 before this epoch */
     MPI_Sendrecv(&e->ref[N - 1], 1, MPI_INT64_T, left, 0, &rref, 1, MPI_INT64_T, right, 0,
                  MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -315,23 +317,23 @@ static void late_checks(ewin_t *e, const char *kn)
     const MPI_Op bo[] = { MPI_BAND, MPI_MAXLOC, MPI_SUM, MPI_MAX, MPI_LAND, MPI_MIN };
 
     if (np > 2) {
-        C_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), "MPI_Win_lock");
+        EXPECT_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), "MPI_Win_lock");
         all_calls(win, MPI_INT64_T, MPI_SUM, left, 0, MPI_ERR_RMA_SYNC, 1,
                   "to a target not locked (another one is)");
-        C_OK(MPI_Win_unlock(right, win), "MPI_Win_unlock");
+        EXPECT_OK(MPI_Win_unlock(right, win), "MPI_Win_unlock");
     }
     late = 1;
-    C_OK(MPI_Win_lock_all(0, win), "MPI_Win_lock_all");
+    EXPECT_OK(MPI_Win_lock_all(0, win), "MPI_Win_lock_all");
     for (size_t i = 0; i < sizeof bad_pairs / sizeof bad_pairs[0]; i++)
         all_calls(win, bt[bad_pairs[i].t], bo[bad_pairs[i].o], right, 0, MPI_ERR_OP, 0,
                   bad_pairs[i].name);
     all_calls(win, mixed, MPI_REPLACE, right, 0, MPI_ERR_TYPE, 0,
               "struct{MPI_INT, MPI_DOUBLE} (mixed basic types)");
     rc = MPI_Accumulate(o, 2, MPI_INT, right, 0, 1, MPI_DOUBLE, MPI_SUM, win);
-    C_EXPECT(rc, MPI_ERR_TYPE, "MPI_Accumulate, origin MPI_INT, target MPI_DOUBLE");
+    EXPECT_CLASS(rc, MPI_ERR_TYPE, "MPI_Accumulate, origin MPI_INT, target MPI_DOUBLE");
     rc = MPI_Get_accumulate(o, 1, MPI_INT64_T, r, 1, MPI_DOUBLE, right, 0, 1, MPI_INT64_T,
                             MPI_SUM, win);
-    C_EXPECT(rc, MPI_ERR_TYPE, "MPI_Get_accumulate, result MPI_DOUBLE, target MPI_INT64_T");
+    EXPECT_CLASS(rc, MPI_ERR_TYPE, "MPI_Get_accumulate, result MPI_DOUBLE, target MPI_INT64_T");
 
     int bad = tap_local_fail != 0, anybad = 0;
     MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -344,7 +346,7 @@ static void late_checks(ewin_t *e, const char *kn)
         fflush(stdout);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    C_OK(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");
+    EXPECT_OK(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");
     unchanged(e, NULL, "unlocked targets, forbidden (type, op) pairs and mixed types");
     tap_ok("%s: accumulates to an unlocked target give MPI_ERR_RMA_SYNC, forbidden (type, op) "
            "pairs MPI_ERR_OP, mixed or mismatched basic types MPI_ERR_TYPE; nothing changes", kn);
@@ -358,8 +360,8 @@ int main(int argc, char **argv)
     right = (me + 1) % np;
     left = (me + np - 1) % np;
     types_ops_create();
-    ewin_t e[2] = { open_win(C_CREATE), open_win(C_ALLOCATE) };
-    const char *kn[2] = { c_kind_name[C_CREATE], c_kind_name[C_ALLOCATE] };
+    ewin_t e[2] = { open_win(WIN_CREATE), open_win(WIN_ALLOCATE) };
+    const char *kn[2] = { win_kind_name[WIN_CREATE], win_kind_name[WIN_ALLOCATE] };
     for (int k = 0; k < 2; k++) {
         sync_checks(&e[k], kn[k]);
         range_checks(&e[k], kn[k]);
@@ -373,7 +375,7 @@ int main(int argc, char **argv)
             MPI_Win_free(&e[k].w.win);
             free(e[k].buf);
         } else {
-            c_win_close(&e[k].w);
+            win_close(&e[k].w);
         }
     }
     MPI_Type_free(&mixed);

@@ -19,7 +19,9 @@
  * MPI_UINT64_T, on an allocated and a created window.  Env ACC_FOP_CONCURRENT_K
  * overrides K.
  */
-#include "common_c.h"
+#include "tap.h"
+#include "windows.h"
+#include "errcheck.h"
 
 #define H ((int64_t) 1 << 32)
 
@@ -46,34 +48,34 @@ static void check_once(const int64_t *all, int64_t n, const char *what)
 
 static void run(int kind, MPI_Datatype dt, const char *dtname, int target)
 {
-    c_win_t w = c_win_open(kind, 4 * sizeof(int64_t), sizeof(int64_t), 0);
+    kind_win_t w = win_open(kind, 4 * sizeof(int64_t), sizeof(int64_t), 0);
     int64_t *fop_seen = malloc(sizeof(int64_t) * (size_t) K);
     int64_t *cas_seen = malloc(sizeof(int64_t) * (size_t) K);
     const int64_t one = 1, pair[2] = { H, 1 };
     int bad = 0;
 
-    C_OK(MPI_Win_lock_all(0, w.win), "MPI_Win_lock_all");
+    EXPECT_OK(MPI_Win_lock_all(0, w.win), "MPI_Win_lock_all");
     for (int i = 0; i < K; i++) {
         int64_t old = -1;
-        C_OK(MPI_Fetch_and_op(&one, &old, dt, target, 0, MPI_SUM, w.win), "MPI_Fetch_and_op");
-        C_OK(MPI_Win_flush(target, w.win), "MPI_Win_flush");
+        EXPECT_OK(MPI_Fetch_and_op(&one, &old, dt, target, 0, MPI_SUM, w.win), "MPI_Fetch_and_op");
+        EXPECT_OK(MPI_Win_flush(target, w.win), "MPI_Win_flush");
         fop_seen[i] = old;
-        C_OK(MPI_Accumulate(pair, 2, dt, target, 0, 2, dt, MPI_SUM, w.win), "MPI_Accumulate");
+        EXPECT_OK(MPI_Accumulate(pair, 2, dt, target, 0, 2, dt, MPI_SUM, w.win), "MPI_Accumulate");
 
         int64_t cur = 0, got = -1;
-        C_OK(MPI_Fetch_and_op(NULL, &cur, dt, target, 2, MPI_NO_OP, w.win), "MPI_Fetch_and_op");
-        C_OK(MPI_Win_flush(target, w.win), "MPI_Win_flush");
+        EXPECT_OK(MPI_Fetch_and_op(NULL, &cur, dt, target, 2, MPI_NO_OP, w.win), "MPI_Fetch_and_op");
+        EXPECT_OK(MPI_Win_flush(target, w.win), "MPI_Win_flush");
         for (;;) {
             int64_t next = cur + 1;
             int rc = MPI_Compare_and_swap(&next, &cur, &got, dt, target, 2, w.win);
-            C_OK(rc, "MPI_Compare_and_swap");
-            C_OK(MPI_Win_flush(target, w.win), "MPI_Win_flush");
+            EXPECT_OK(rc, "MPI_Compare_and_swap");
+            EXPECT_OK(MPI_Win_flush(target, w.win), "MPI_Win_flush");
             if (rc != MPI_SUCCESS || got == cur)
                 break;
             cur = got;
         }
         cas_seen[i] = got;
-        C_OK(MPI_Accumulate(pair, 2, dt, target, 2, 2, dt, MPI_SUM, w.win), "MPI_Accumulate");
+        EXPECT_OK(MPI_Accumulate(pair, 2, dt, target, 2, 2, dt, MPI_SUM, w.win), "MPI_Accumulate");
         if (i > 0 && (fop_seen[i] <= fop_seen[i - 1] || cas_seen[i] <= cas_seen[i - 1]) && !bad) {
             tap_fail("rank %d, round %d: returns did not rise (fop %lld after %lld, "
                      "cas %lld after %lld)", tap_rank, i, (long long) fop_seen[i],
@@ -82,14 +84,14 @@ static void run(int kind, MPI_Datatype dt, const char *dtname, int target)
             bad = 1;
         }
     }
-    C_OK(MPI_Win_unlock_all(w.win), "MPI_Win_unlock_all");
+    EXPECT_OK(MPI_Win_unlock_all(w.win), "MPI_Win_unlock_all");
     MPI_Barrier(MPI_COMM_WORLD);
 
     int64_t n = (int64_t) tap_size * K, got[4] = { -1, -1, -1, -1 };
     int64_t want[4] = { n * (H + 1), n, n * (H + 1), n };
-    C_OK(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, w.win), "MPI_Win_lock");
-    C_OK(MPI_Get(got, 4, dt, target, 0, 4, dt, w.win), "MPI_Get");
-    C_OK(MPI_Win_unlock(target, w.win), "MPI_Win_unlock");
+    EXPECT_OK(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, w.win), "MPI_Win_lock");
+    EXPECT_OK(MPI_Get(got, 4, dt, target, 0, 4, dt, w.win), "MPI_Get");
+    EXPECT_OK(MPI_Win_unlock(target, w.win), "MPI_Win_unlock");
     for (int e = 0; e < 4; e++)
         TAP_CHECK(got[e] == want[e], "element %d ends at %lld, expected %lld", e,
                   (long long) got[e], (long long) want[e]);
@@ -104,15 +106,15 @@ static void run(int kind, MPI_Datatype dt, const char *dtname, int target)
     free(all);
     free(fop_seen);
     free(cas_seen);
-    c_win_close(&w);
+    win_close(&w);
     tap_ok("%s, %s, target %d: %d ranks x %d fops, CASes and 2-element accumulates",
-               c_kind_name[kind], dtname, target, tap_size, K);
+               win_kind_name[kind], dtname, target, tap_size, K);
 }
 
 int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
-    K = c_env_int("ACC_FOP_CONCURRENT_K", 200);
+    K = tap_env_int("ACC_FOP_CONCURRENT_K", 200);
     for (int kind = 0; kind < 2; kind++) {
         run(kind, MPI_INT64_T, "MPI_INT64_T", 0);
         run(kind, MPI_UINT64_T, "MPI_UINT64_T", tap_size - 1);

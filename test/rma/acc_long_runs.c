@@ -20,7 +20,9 @@
  * comparison of the same program).
  */
 #include <math.h>
-#include "common_c.h"
+#include "tap.h"
+#include "windows.h"
+#include "errcheck.h"
 
 enum { N = 6144, ROUNDS = 3, FOPS = 8 };
 
@@ -42,12 +44,12 @@ static int fop_index(int rank, int round, int k)
 
 static void alone(int kind)
 {
-    c_win_t w = c_win_open(kind, (MPI_Aint) N * 8, 8, 0);
+    kind_win_t w = win_open(kind, (MPI_Aint) N * 8, 8, 0);
     int64_t *mine = w.base;
-    c_self_begin(&w);
+    self_begin(w.win, MPI_LOCK_EXCLUSIVE);
     for (int i = 0; i < N; i++)
         mine[i] = (int64_t) tap_rank * 100000 + i;
-    c_self_end(&w);
+    self_end(w.win);
     MPI_Barrier(MPI_COMM_WORLD);
     if (tap_rank == 0) {
         int64_t *in = malloc(N * 8), *got = malloc(N * 8);
@@ -55,10 +57,10 @@ static void alone(int kind)
             in[i] = 7 + i % 11;
             got[i] = -1;
         }
-        C_OK(MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, w.win), "MPI_Win_lock");
-        C_OK(MPI_Get_accumulate(in, N, MPI_INT64_T, got, N, MPI_INT64_T, 1, 0, N, MPI_INT64_T,
+        EXPECT_OK(MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, w.win), "MPI_Win_lock");
+        EXPECT_OK(MPI_Get_accumulate(in, N, MPI_INT64_T, got, N, MPI_INT64_T, 1, 0, N, MPI_INT64_T,
                                 MPI_SUM, w.win), "MPI_Get_accumulate");
-        C_OK(MPI_Win_unlock(1, w.win), "MPI_Win_unlock");
+        EXPECT_OK(MPI_Win_unlock(1, w.win), "MPI_Win_unlock");
         for (int i = 0; i < N; i++)
             TAP_CHECK(got[i] == 100000 + i, "fetched element %d is %lld, want %lld", i,
                       (long long) got[i], (long long) (100000 + i));
@@ -67,21 +69,21 @@ static void alone(int kind)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (tap_rank == 1) {
-        c_self_begin(&w);
+        self_begin(w.win, MPI_LOCK_EXCLUSIVE);
         for (int i = 0; i < N; i++)
             TAP_CHECK(mine[i] == 100000 + i + 7 + i % 11, "target element %d is %lld", i,
                       (long long) mine[i]);
-        c_self_end(&w);
+        self_end(w.win);
     }
     tap_ok("%s: one MPI_Get_accumulate of %d int64 fetches and adds every element",
-           c_kind_name[kind], N);
-    c_win_close(&w);
+           win_kind_name[kind], N);
+    win_close(&w);
 }
 
 static void together(int kind)
 {
     const int target = tap_size - 1;
-    c_win_t w = c_win_open(kind, (MPI_Aint) N * 16, 1, 0);
+    kind_win_t w = win_open(kind, (MPI_Aint) N * 16, 1, 0);
     int64_t *ia = w.base;
     double *da = (double *) ((char *) w.base + N * 8);
     int64_t *iin = malloc(N * 8);
@@ -91,19 +93,19 @@ static void together(int kind)
             iin[i] = i_operand(tap_rank, round, i);
             din[i] = d_operand(tap_rank, i);
         }
-        C_OK(MPI_Win_lock_all(0, w.win), "MPI_Win_lock_all");
-        C_OK(MPI_Accumulate(iin, N, MPI_INT64_T, target, 0, N, MPI_INT64_T, MPI_SUM, w.win),
+        EXPECT_OK(MPI_Win_lock_all(0, w.win), "MPI_Win_lock_all");
+        EXPECT_OK(MPI_Accumulate(iin, N, MPI_INT64_T, target, 0, N, MPI_INT64_T, MPI_SUM, w.win),
              "MPI_Accumulate int64");
         for (int k = 0; k < FOPS; k++) {
             int64_t one = 1, old = -1;
-            C_OK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, target,
+            EXPECT_OK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, target,
                                   (MPI_Aint) fop_index(tap_rank, round, k) * 8, MPI_SUM, w.win),
                  "MPI_Fetch_and_op");
             TAP_CHECK(old >= 0, "fetch-and-op fetched %lld", (long long) old);
         }
-        C_OK(MPI_Get_accumulate(din, N, MPI_DOUBLE, dgot, N, MPI_DOUBLE, target, N * 8, N,
+        EXPECT_OK(MPI_Get_accumulate(din, N, MPI_DOUBLE, dgot, N, MPI_DOUBLE, target, N * 8, N,
                                 MPI_DOUBLE, MPI_SUM, w.win), "MPI_Get_accumulate double");
-        C_OK(MPI_Win_unlock_all(w.win), "MPI_Win_unlock_all");
+        EXPECT_OK(MPI_Win_unlock_all(w.win), "MPI_Win_unlock_all");
         /* Between nothing yet and every rank's every round, and whole. */
         for (int i = 0; i < N; i++) {
             double hi = 0;
@@ -116,7 +118,7 @@ static void together(int kind)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (tap_rank == target) {
-        c_self_begin(&w);
+        self_begin(w.win, MPI_LOCK_EXCLUSIVE);
         for (int i = 0; i < N; i++) {
             int64_t want = 0;
             double dwant = 0;
@@ -132,20 +134,20 @@ static void together(int kind)
                       (long long) want);
             TAP_CHECK(da[i] == dwant, "double element %d is %g, want %g", i, da[i], dwant);
         }
-        c_self_end(&w);
+        self_end(w.win);
     }
     tap_ok("%s: %d ranks x %d rounds of %d-element accumulates with fetch-and-ops between "
-           "lose no update", c_kind_name[kind], tap_size, ROUNDS, N);
+           "lose no update", win_kind_name[kind], tap_size, ROUNDS, N);
     free(iin);
     free(din);
     free(dgot);
-    c_win_close(&w);
+    win_close(&w);
 }
 
 int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
-    for (int kind = C_ALLOCATE; kind <= C_CREATE; kind++) {
+    for (int kind = WIN_ALLOCATE; kind <= WIN_CREATE; kind++) {
         alone(kind);
         together(kind);
     }

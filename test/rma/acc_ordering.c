@@ -18,7 +18,11 @@
  * one lock_all epoch, an exclusive lock epoch and a fence epoch, on an allocated and
  * a created window.  Env ACC_ORDERING_L overrides L.
  */
-#include "common_c.h"
+#include <complex.h>
+#include "tap.h"
+#include "pattern.h"
+#include "windows.h"
+#include "errcheck.h"
 
 static int L, NPROCS;
 
@@ -62,8 +66,8 @@ static int64_t plan_int(iop_t *ops, uint64_t seed, int64_t init)
     int64_t x = init;
     for (int i = 0; i < L; i++) {
         iop_t *o = &ops[i];
-        o->kind = (int) (c_rand(&seed) % I_NKINDS);
-        o->v = (int64_t) (c_rand(&seed) % 1000);
+        o->kind = (int) (prng_next(&seed) % I_NKINDS);
+        o->v = (int64_t) (prng_next(&seed) % 1000);
         if (o->kind == I_ACC_BAND)
             o->v |= 0x400;      /* keep some bits */
         o->want = x;
@@ -90,15 +94,15 @@ static double _Complex plan_z(zop_t *ops, uint64_t seed, double _Complex init)
     double _Complex x = init;
     for (int i = 0; i < L; i++) {
         zop_t *o = &ops[i];
-        o->kind = (int) (c_rand(&seed) % Z_NKINDS);
+        o->kind = (int) (prng_next(&seed) % Z_NKINDS);
         o->want = x;
         o->fetched = -7777777;
-        double re = (double) (c_rand(&seed) % 64), im = (double) (c_rand(&seed) % 64) - 32;
+        double re = (double) (prng_next(&seed) % 64), im = (double) (prng_next(&seed) % 64) - 32;
         o->v = CMPLX(re, im);
         switch (o->kind) {
         case Z_ACC_REPLACE: case Z_FOP_REPLACE: x = o->v; break;
         case Z_ACC_SUM: case Z_GACC_SUM: x += o->v; break;
-        case Z_ACC_PROD: o->v = mul[c_rand(&seed) % 3]; x *= o->v; break;
+        case Z_ACC_PROD: o->v = mul[prng_next(&seed) % 3]; x *= o->v; break;
         default: break;
         }
     }
@@ -128,7 +132,7 @@ static void issue_int(MPI_Win win, int target, MPI_Aint disp, iop_t *o)
         rc = MPI_Compare_and_swap(&o->v, &o->cmp, &o->fetched, MPI_INT64_T, target, disp, win);
         break;
     }
-    C_OK(rc, "MPI_%s", ikind_name[o->kind]);
+    EXPECT_OK(rc, "MPI_%s", ikind_name[o->kind]);
 }
 
 static void issue_z(MPI_Win win, int target, MPI_Aint disp, zop_t *o)
@@ -149,7 +153,7 @@ static void issue_z(MPI_Win win, int target, MPI_Aint disp, zop_t *o)
                               o->kind == Z_FOP_NOOP ? MPI_NO_OP : MPI_REPLACE, win);
         break;
     }
-    C_OK(rc, "MPI_%s (double complex)", zkind_name[o->kind]);
+    EXPECT_OK(rc, "MPI_%s (double complex)", zkind_name[o->kind]);
 }
 
 static int fetches_int(int kind)
@@ -177,12 +181,12 @@ static const char *const mode_name[M_COUNT] = {
     "one lock_all epoch", "one exclusive-lock epoch per origin", "one fence epoch",
 };
 
-static void run(c_win_t *wp, int kind, int mode, int target)
+static void run(kind_win_t *wp, int kind, int mode, int target)
 {
-    c_win_t w = *wp;
+    kind_win_t w = *wp;
     int me = tap_rank;
     if (me == target) {
-        c_self_begin(&w);
+        self_begin(w.win, MPI_LOCK_EXCLUSIVE);
         unsigned char *b = w.base;
         for (int r = 0; r < NPROCS; r++) {
             int64_t a = init_int(r, 0), u = init_int(r, 1);
@@ -191,7 +195,7 @@ static void run(c_win_t *wp, int kind, int mode, int target)
             memcpy(b + OFF_U + 8 * r, &u, 8);
             memcpy(b + OFF_Z + 16 * r, &z, 16);
         }
-        c_self_end(&w);
+        self_end(w.win);
     }
     MPI_Barrier(MPI_COMM_WORLD);
 
@@ -203,22 +207,22 @@ static void run(c_win_t *wp, int kind, int mode, int target)
     double _Complex fin_z = plan_z(z, seed * 5 + 2, init_z(me));
 
     if (mode == M_LOCK_ALL)
-        C_OK(MPI_Win_lock_all(0, w.win), "MPI_Win_lock_all");
+        EXPECT_OK(MPI_Win_lock_all(0, w.win), "MPI_Win_lock_all");
     else if (mode == M_EXCLUSIVE)
-        C_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, w.win), "MPI_Win_lock");
+        EXPECT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, w.win), "MPI_Win_lock");
     else
-        C_OK(MPI_Win_fence(0, w.win), "MPI_Win_fence");
+        EXPECT_OK(MPI_Win_fence(0, w.win), "MPI_Win_fence");
     for (int i = 0; i < L; i++) {        /* the three sequences interleaved, no flush */
         issue_int(w.win, target, 8 * me, &a[i]);
         issue_int(w.win, target, OFF_U + 8 * me, &u[i]);
         issue_z(w.win, target, OFF_Z + 16 * me, &z[i]);
     }
     if (mode == M_LOCK_ALL)
-        C_OK(MPI_Win_unlock_all(w.win), "MPI_Win_unlock_all");
+        EXPECT_OK(MPI_Win_unlock_all(w.win), "MPI_Win_unlock_all");
     else if (mode == M_EXCLUSIVE)
-        C_OK(MPI_Win_unlock(target, w.win), "MPI_Win_unlock");
+        EXPECT_OK(MPI_Win_unlock(target, w.win), "MPI_Win_unlock");
     else
-        C_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win), "MPI_Win_fence");
+        EXPECT_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win), "MPI_Win_fence");
 
     for (int i = 0; i < L && !tap_local_fail; i++) {
         if (fetches_int(a[i].kind))
@@ -240,11 +244,11 @@ static void run(c_win_t *wp, int kind, int mode, int target)
     /* final values: read back by each origin, and at the target for everyone */
     int64_t ga = -1, gu = -1;
     double _Complex gz = -1;
-    C_OK(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, w.win), "MPI_Win_lock");
-    C_OK(MPI_Get(&ga, 8, MPI_BYTE, target, 8 * me, 8, MPI_BYTE, w.win), "MPI_Get");
-    C_OK(MPI_Get(&gu, 8, MPI_BYTE, target, OFF_U + 8 * me, 8, MPI_BYTE, w.win), "MPI_Get");
-    C_OK(MPI_Get(&gz, 16, MPI_BYTE, target, OFF_Z + 16 * me, 16, MPI_BYTE, w.win), "MPI_Get");
-    C_OK(MPI_Win_unlock(target, w.win), "MPI_Win_unlock");
+    EXPECT_OK(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, w.win), "MPI_Win_lock");
+    EXPECT_OK(MPI_Get(&ga, 8, MPI_BYTE, target, 8 * me, 8, MPI_BYTE, w.win), "MPI_Get");
+    EXPECT_OK(MPI_Get(&gu, 8, MPI_BYTE, target, OFF_U + 8 * me, 8, MPI_BYTE, w.win), "MPI_Get");
+    EXPECT_OK(MPI_Get(&gz, 16, MPI_BYTE, target, OFF_Z + 16 * me, 16, MPI_BYTE, w.win), "MPI_Get");
+    EXPECT_OK(MPI_Win_unlock(target, w.win), "MPI_Win_unlock");
     TAP_CHECK(ga == fin_a, "aligned int64 ends at %lld, the sequence at %lld", (long long) ga,
               (long long) fin_a);
     TAP_CHECK(gu == fin_u, "unaligned int64 ends at %lld, the sequence at %lld", (long long) gu,
@@ -258,20 +262,20 @@ static void run(c_win_t *wp, int kind, int mode, int target)
     MPI_Gather(&fin_z, 1, MPI_C_DOUBLE_COMPLEX, fz, 1, MPI_C_DOUBLE_COMPLEX, target,
                MPI_COMM_WORLD);
     if (me == target) {
-        c_self_begin(&w);
+        self_begin(w.win, MPI_LOCK_EXCLUSIVE);
         const unsigned char *b = w.base;
         for (int r = 0; r < NPROCS; r++) {
             TAP_CHECK(memcmp(b + 8 * r, &fa[r], 8) == 0 && memcmp(b + OFF_U + 8 * r, &fu[r], 8) == 0
                       && memcmp(b + OFF_Z + 16 * r, &fz[r], 16) == 0,
                       "the target's own memory for origin %d disagrees with its sequence", r);
         }
-        c_self_end(&w);
+        self_end(w.win);
     }
     free(a);
     free(u);
     free(z);
     tap_ok("%s, %s, target rank %d: %d operations per origin on an aligned int64, an unaligned "
-           "int64 and a double complex take effect in order", c_kind_name[kind], mode_name[mode],
+           "int64 and a double complex take effect in order", win_kind_name[kind], mode_name[mode],
            target, L);
 }
 
@@ -279,17 +283,17 @@ int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
     NPROCS = tap_size;
-    L = c_env_int("ACC_ORDERING_L", 200);
+    L = tap_env_int("ACC_ORDERING_L", 200);
     if (NPROCS > MAXP) {
         tap_skip("acc_ordering", "more than 64 ranks");
         return tap_done();
     }
-    for (int kind = C_ALLOCATE; kind <= C_CREATE; kind++) {
-        c_win_t w = c_win_open(kind, WIN_BYTES, 1, 0);
+    for (int kind = WIN_ALLOCATE; kind <= WIN_CREATE; kind++) {
+        kind_win_t w = win_open(kind, WIN_BYTES, 1, 0);
         run(&w, kind, M_LOCK_ALL, tap_size - 1);
         run(&w, kind, M_EXCLUSIVE, 0);
         run(&w, kind, M_FENCE, tap_size / 2);
-        c_win_close(&w);
+        win_close(&w);
     }
     return tap_done();
 }

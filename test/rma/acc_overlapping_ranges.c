@@ -20,7 +20,10 @@
  * epoch.  The target is a different rank for each.  Env ACC_OVERLAP_ITERS
  * overrides ITERS.
  */
-#include "common_c.h"
+#include <complex.h>
+#include "tap.h"
+#include "windows.h"
+#include "errcheck.h"
 
 #define NEL 64
 #define LEN 24
@@ -120,7 +123,7 @@ static void issue(MPI_Win win, int k, int target, int i, unsigned char *operand)
         rc = MPI_Accumulate(operand, LEN, mpi_type[a], target, disp, LEN, mpi_type[a], MPI_SUM,
                             win);
     }
-    C_OK(rc, "MPI_Accumulate to the %s array (iteration %d)", arrays[a].name, i);
+    EXPECT_OK(rc, "MPI_Accumulate to the %s array (iteration %d)", arrays[a].name, i);
 }
 
 static void issue_all(MPI_Win win, int target, int i, unsigned char *ops)
@@ -165,48 +168,48 @@ static void compare(const unsigned char *img, long exp[A_COUNT][NEL], const char
         }
 }
 
-static void run(c_win_t *w, int kind, int mode, int target, unsigned char *ops)
+static void run(kind_win_t *w, int kind, int mode, int target, unsigned char *ops)
 {
     size_t opbytes = (size_t) K_COUNT * 2 * LEN * 16;
 
     if (tap_rank == target) {
-        c_self_begin(w);
+        self_begin(w->win, MPI_LOCK_EXCLUSIVE);
         for (int a = 0; a < A_COUNT; a++)
             for (int j = 0; j < NEL; j++)
                 store(a, (unsigned char *) w->base + arrays[a].off + (size_t) j * arrays[a].size,
                       initial(a, j));
-        c_self_end(w);
+        self_end(w->win);
     }
     MPI_Barrier(MPI_COMM_WORLD);
 
     switch (mode) {
     case M_LOCK_ALL:
-        C_OK(MPI_Win_lock_all(0, w->win), "MPI_Win_lock_all");
+        EXPECT_OK(MPI_Win_lock_all(0, w->win), "MPI_Win_lock_all");
         for (int i = 0; i < ITERS; i++)
             issue_all(w->win, target, i, ops + opbytes * (size_t) i);
-        C_OK(MPI_Win_unlock_all(w->win), "MPI_Win_unlock_all");
+        EXPECT_OK(MPI_Win_unlock_all(w->win), "MPI_Win_unlock_all");
         break;
     case M_FENCE:
-        C_OK(MPI_Win_fence(0, w->win), "MPI_Win_fence");
+        EXPECT_OK(MPI_Win_fence(0, w->win), "MPI_Win_fence");
         for (int i = 0; i < ITERS; i++) {
             issue_all(w->win, target, i, ops + opbytes * (size_t) i);
             if (i % FENCE_EVERY == FENCE_EVERY - 1)
-                C_OK(MPI_Win_fence(0, w->win), "MPI_Win_fence");
+                EXPECT_OK(MPI_Win_fence(0, w->win), "MPI_Win_fence");
         }
-        C_OK(MPI_Win_fence(0, w->win), "MPI_Win_fence");
+        EXPECT_OK(MPI_Win_fence(0, w->win), "MPI_Win_fence");
         break;
     case M_EXCLUSIVE:
         for (int i = 0; i < ITERS; i++) {
-            C_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, w->win), "MPI_Win_lock");
+            EXPECT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, w->win), "MPI_Win_lock");
             issue_all(w->win, target, i, ops + opbytes * (size_t) i);
-            C_OK(MPI_Win_unlock(target, w->win), "MPI_Win_unlock");
+            EXPECT_OK(MPI_Win_unlock(target, w->win), "MPI_Win_unlock");
         }
         break;
     default:
-        C_OK(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, w->win), "MPI_Win_lock");
+        EXPECT_OK(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, w->win), "MPI_Win_lock");
         for (int i = 0; i < ITERS; i++)
             issue_all(w->win, target, i, ops + opbytes * (size_t) i);
-        C_OK(MPI_Win_unlock(target, w->win), "MPI_Win_unlock");
+        EXPECT_OK(MPI_Win_unlock(target, w->win), "MPI_Win_unlock");
         break;
     }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -214,25 +217,25 @@ static void run(c_win_t *w, int kind, int mode, int target, unsigned char *ops)
     static long exp[A_COUNT][NEL];
     expected(exp);
     if (tap_rank == target) {
-        c_self_begin(w);
+        self_begin(w->win, MPI_LOCK_EXCLUSIVE);
         compare(w->base, exp, "target's own memory");
-        c_self_end(w);
+        self_end(w->win);
     }
     unsigned char img[WIN_BYTES];
-    C_OK(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, w->win), "MPI_Win_lock");
-    C_OK(MPI_Get(img, WIN_BYTES, MPI_BYTE, target, 0, WIN_BYTES, MPI_BYTE, w->win), "MPI_Get");
-    C_OK(MPI_Win_unlock(target, w->win), "MPI_Win_unlock");
+    EXPECT_OK(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, w->win), "MPI_Win_lock");
+    EXPECT_OK(MPI_Get(img, WIN_BYTES, MPI_BYTE, target, 0, WIN_BYTES, MPI_BYTE, w->win), "MPI_Get");
+    EXPECT_OK(MPI_Win_unlock(target, w->win), "MPI_Win_unlock");
     compare(img, exp, "read back");
 
     tap_ok("%s, %s, target rank %d: %d ranks x %d sums into overlapping ranges of int32, "
            "int64, double, double complex, and an aligned+unaligned int64 pair", mode_name[mode],
-           c_kind_name[kind], target, tap_size, ITERS);
+           win_kind_name[kind], target, tap_size, ITERS);
 }
 
 int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
-    ITERS = c_env_int("ACC_OVERLAP_ITERS", 40);
+    ITERS = tap_env_int("ACC_OVERLAP_ITERS", 40);
     mpi_type[A_I32] = MPI_INT32_T;
     mpi_type[A_I64] = mpi_type[A_MIXED_ALIGNED] = mpi_type[A_MIXED_UNALIGNED] = MPI_INT64_T;
     mpi_type[A_DBL] = MPI_DOUBLE;
@@ -246,11 +249,11 @@ int main(int argc, char **argv)
     unsigned char *ops = malloc((size_t) ITERS * K_COUNT * 2 * LEN * 16);
     const int targets[M_COUNT] = { tap_size - 1, 0, tap_size / 2, 1 };
 
-    for (int kind = C_ALLOCATE; kind <= C_CREATE; kind++) {
-        c_win_t w = c_win_open(kind, WIN_BYTES, 1, 0);
+    for (int kind = WIN_ALLOCATE; kind <= WIN_CREATE; kind++) {
+        kind_win_t w = win_open(kind, WIN_BYTES, 1, 0);
         for (int m = 0; m < M_COUNT; m++)
             run(&w, kind, m, targets[m], ops);
-        c_win_close(&w);
+        win_close(&w);
     }
     free(ops);
     MPI_Type_free(&pair_type);

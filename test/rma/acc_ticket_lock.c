@@ -28,7 +28,10 @@
  * hangs the test until tap.h's watchdog fails it: no timing threshold here.
  */
 #include <stdbool.h>
-#include "common_c.h"
+#include "tap.h"
+#include "windows.h"
+#include "wait.h"
+#include "errcheck.h"
 
 /* Byte offsets in the lock host's window (disp_unit 1). */
 #define OFF_NEXT64 0
@@ -78,8 +81,8 @@ static void set_small(void *p, int size, int64_t v)
 static int64_t read_word(MPI_Win win, MPI_Aint off, int size)
 {
     unsigned char b[8] = { 0 };
-    C_OK(MPI_Get(b, size, MPI_BYTE, host, off, size, MPI_BYTE, win), "MPI_Get");
-    C_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
+    EXPECT_OK(MPI_Get(b, size, MPI_BYTE, host, off, size, MPI_BYTE, win), "MPI_Get");
+    EXPECT_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
     return get_small(b, size);
 }
 
@@ -89,33 +92,33 @@ static void ticket_lock(MPI_Win win, MPI_Datatype t, MPI_Aint next, MPI_Aint ser
 {
     for (int i = 0; i < K; i++) {
         int64_t one = 1, ticket = -1, now = -1, v = -1;
-        C_OK(MPI_Fetch_and_op(&one, &ticket, t, host, next, MPI_SUM, win), "MPI_Fetch_and_op(SUM)");
-        C_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
+        EXPECT_OK(MPI_Fetch_and_op(&one, &ticket, t, host, next, MPI_SUM, win), "MPI_Fetch_and_op(SUM)");
+        EXPECT_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
         for (;;) {
             if (use_getacc)
-                C_OK(MPI_Get_accumulate(NULL, 0, t, &now, 1, t, host, serving, 1, t, MPI_NO_OP,
+                EXPECT_OK(MPI_Get_accumulate(NULL, 0, t, &now, 1, t, host, serving, 1, t, MPI_NO_OP,
                                         win), "MPI_Get_accumulate(NO_OP)");
             else
-                C_OK(MPI_Fetch_and_op(NULL, &now, t, host, serving, MPI_NO_OP, win),
+                EXPECT_OK(MPI_Fetch_and_op(NULL, &now, t, host, serving, MPI_NO_OP, win),
                      "MPI_Fetch_and_op(NO_OP)");
-            C_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
+            EXPECT_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
             if (now == ticket || tap_local_fail)
                 break;
             if (now > ticket) {
                 tap_fail("ticket %lld: serving is %lld", (long long) ticket, (long long) now);
                 break;
             }
-            c_pause();
+            poll_pause();
         }
         /* critical section: a plain read-modify-write */
-        C_OK(MPI_Get(&v, 1, MPI_INT64_T, host, cnt, 1, MPI_INT64_T, win), "MPI_Get");
-        C_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
+        EXPECT_OK(MPI_Get(&v, 1, MPI_INT64_T, host, cnt, 1, MPI_INT64_T, win), "MPI_Get");
+        EXPECT_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
         seen[i] = v++;
-        C_OK(MPI_Put(&v, 1, MPI_INT64_T, host, cnt, 1, MPI_INT64_T, win), "MPI_Put");
-        C_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
+        EXPECT_OK(MPI_Put(&v, 1, MPI_INT64_T, host, cnt, 1, MPI_INT64_T, win), "MPI_Put");
+        EXPECT_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
         int64_t old = -1;
-        C_OK(MPI_Fetch_and_op(&one, &old, t, host, serving, MPI_SUM, win), "MPI_Fetch_and_op(SUM)");
-        C_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
+        EXPECT_OK(MPI_Fetch_and_op(&one, &old, t, host, serving, MPI_SUM, win), "MPI_Fetch_and_op(SUM)");
+        EXPECT_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
         TAP_CHECK(old == ticket, "released ticket %lld but serving was %lld", (long long) ticket,
                   (long long) old);
     }
@@ -128,23 +131,23 @@ static void bool_lock(MPI_Win win, int64_t *seen)
     for (int i = 0; i < K; i++) {
         bool was = true;
         for (;;) {
-            C_OK(MPI_Compare_and_swap(&t, &f, &was, MPI_C_BOOL, host, OFF_BOOL, win),
+            EXPECT_OK(MPI_Compare_and_swap(&t, &f, &was, MPI_C_BOOL, host, OFF_BOOL, win),
                  "MPI_Compare_and_swap(MPI_C_BOOL)");
-            C_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
+            EXPECT_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
             if (!was || tap_local_fail)
                 break;
-            c_pause();
+            poll_pause();
         }
         int64_t v = -1;
-        C_OK(MPI_Get(&v, 1, MPI_INT64_T, host, OFF_COUNTERB, 1, MPI_INT64_T, win), "MPI_Get");
-        C_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
+        EXPECT_OK(MPI_Get(&v, 1, MPI_INT64_T, host, OFF_COUNTERB, 1, MPI_INT64_T, win), "MPI_Get");
+        EXPECT_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
         seen[i] = v++;
-        C_OK(MPI_Put(&v, 1, MPI_INT64_T, host, OFF_COUNTERB, 1, MPI_INT64_T, win), "MPI_Put");
-        C_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
+        EXPECT_OK(MPI_Put(&v, 1, MPI_INT64_T, host, OFF_COUNTERB, 1, MPI_INT64_T, win), "MPI_Put");
+        EXPECT_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
         was = false;
-        C_OK(MPI_Compare_and_swap(&f, &t, &was, MPI_C_BOOL, host, OFF_BOOL, win),
+        EXPECT_OK(MPI_Compare_and_swap(&f, &t, &was, MPI_C_BOOL, host, OFF_BOOL, win),
              "MPI_Compare_and_swap(MPI_C_BOOL)");
-        C_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
+        EXPECT_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
         TAP_CHECK(was, "MPI_C_BOOL lock was free while held");
     }
 }
@@ -159,9 +162,9 @@ static void cas_counter(MPI_Win win, const struct cas_counter *c, int64_t *seen)
             set_small(cmp, c->size, guess);
             set_small(swp, c->size, guess + 1);
             memset(res, 0xEE, sizeof res);
-            C_OK(MPI_Compare_and_swap(swp, cmp, res, c->type, host, c->off, win),
+            EXPECT_OK(MPI_Compare_and_swap(swp, cmp, res, c->type, host, c->off, win),
                  "MPI_Compare_and_swap(%s)", c->name);
-            C_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
+            EXPECT_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
             int64_t old = get_small(res, c->size);
             if (old == guess) {
                 seen[i] = guess++;
@@ -174,7 +177,7 @@ static void cas_counter(MPI_Win win, const struct cas_counter *c, int64_t *seen)
             }
             guess = old;
             if (tries % 8 == 7)
-                c_pause();
+                poll_pause();
         }
     }
 }
@@ -187,21 +190,21 @@ static int hammer(MPI_Win win, int64_t *seen, int *na)
     int64_t one = 1;
     int one32 = 1, n;
     MPI_Barrier(MPI_COMM_WORLD);
-    double end = c_now() + HAMMER_SECS;
-    for (n = 0; n < HAMMER_MAX && (n < F || c_now() < end); n++) {
-        C_OK(MPI_Fetch_and_op(&one, &seen[n], MPI_INT64_T, host, OFF_FADD, MPI_SUM, win),
+    double end = now_s() + HAMMER_SECS;
+    for (n = 0; n < HAMMER_MAX && (n < F || now_s() < end); n++) {
+        EXPECT_OK(MPI_Fetch_and_op(&one, &seen[n], MPI_INT64_T, host, OFF_FADD, MPI_SUM, win),
              "MPI_Fetch_and_op(SUM)");
-        C_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
+        EXPECT_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    end = c_now() + HAMMER_SECS;
-    for (*na = 0; *na < HAMMER_MAX && (*na < F || c_now() < end); ++*na) {
-        C_OK(MPI_Accumulate(&one32, 1, MPI_INT, host, OFF_ACC32, 1, MPI_INT, MPI_SUM, win),
+    end = now_s() + HAMMER_SECS;
+    for (*na = 0; *na < HAMMER_MAX && (*na < F || now_s() < end); ++*na) {
+        EXPECT_OK(MPI_Accumulate(&one32, 1, MPI_INT, host, OFF_ACC32, 1, MPI_INT, MPI_SUM, win),
              "MPI_Accumulate(SUM)");
         if (*na % 64 == 63)
-            C_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
+            EXPECT_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
     }
-    C_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
+    EXPECT_OK(MPI_Win_flush(host, win), "MPI_Win_flush");
     return n;
 }
 
@@ -262,7 +265,7 @@ static void check_seen(const int64_t *seen, const char *what)
 
 static void run(int kind)
 {
-    c_win_t w = c_win_open(kind, WIN_BYTES, 1, 0);
+    kind_win_t w = win_open(kind, WIN_BYTES, 1, 0);
     int64_t *seen = malloc(sizeof(int64_t) * (size_t) K * (3 + C_COUNT));
     int64_t *fseen = malloc(sizeof(int64_t) * HAMMER_MAX);
     int nf, na;
@@ -270,14 +273,14 @@ static void run(int kind)
     for (int i = 0; i < K * (3 + C_COUNT); i++)
         seen[i] = -1;
 
-    C_OK(MPI_Win_lock_all(0, w.win), "MPI_Win_lock_all");
+    EXPECT_OK(MPI_Win_lock_all(0, w.win), "MPI_Win_lock_all");
     ticket_lock(w.win, MPI_INT64_T, OFF_NEXT64, OFF_SERVING64, OFF_COUNTER64, 0, seen);
     ticket_lock(w.win, MPI_LONG_LONG, OFF_NEXTLL, OFF_SERVINGLL, OFF_COUNTERLL, 1, seen + K);
     bool_lock(w.win, seen + 2 * K);
     nf = hammer(w.win, fseen, &na);
     for (int c = 0; c < C_COUNT; c++)
         cas_counter(w.win, &cc[c], seen + (3 + c) * K);
-    C_OK(MPI_Win_unlock_all(w.win), "MPI_Win_unlock_all");
+    EXPECT_OK(MPI_Win_unlock_all(w.win), "MPI_Win_unlock_all");
     {
         int64_t nf64 = nf, na64 = na;
         MPI_Allreduce(&nf64, &tf, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
@@ -294,7 +297,7 @@ static void run(int kind)
         { "ticket lock (MPI_LONG_LONG) counter", OFF_COUNTERLL },
         { "MPI_C_BOOL lock's counter", OFF_COUNTERB },
     };
-    C_OK(MPI_Win_lock(MPI_LOCK_SHARED, host, 0, w.win), "MPI_Win_lock");
+    EXPECT_OK(MPI_Win_lock(MPI_LOCK_SHARED, host, 0, w.win), "MPI_Win_lock");
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
         int64_t v = read_word(w.win, words[i].off, 8);
         TAP_CHECK(v == want, "%s is %lld, expected %lld", words[i].name, (long long) v,
@@ -314,15 +317,15 @@ static void run(int kind)
         TAP_CHECK(v == want, "CAS counter %s is %lld, expected %lld", cc[c].name, (long long) v,
                   (long long) want);
     }
-    C_OK(MPI_Win_unlock(host, w.win), "MPI_Win_unlock");
+    EXPECT_OK(MPI_Win_unlock(host, w.win), "MPI_Win_unlock");
     if (tap_rank == host) {
-        c_self_begin(&w);
+        self_begin(w.win, MPI_LOCK_EXCLUSIVE);
         const unsigned char *b = w.base;
         TAP_CHECK(get_small(b + OFF_COUNTER64, 8) == want && get_small(b + OFF_COUNTERLL, 8) == want
                   && get_small(b + cc[C_INT64].off, 8) == want
                   && get_small(b + cc[C_BYTE].off, 1) == want,
                   "the lock host's own memory disagrees with what was read remotely");
-        c_self_end(&w);
+        self_end(w.win);
     }
 
     check_seen(seen, "ticket lock (MPI_INT64_T, fetch-and-op NO_OP) critical section");
@@ -336,18 +339,18 @@ static void run(int kind)
     }
     free(seen);
     free(fseen);
-    c_win_close(&w);
+    win_close(&w);
     tap_ok("%s, lock host rank %d: %d ranks x %d: two ticket locks (fetch-and-op), a "
            "MPI_C_BOOL CAS lock, CAS counters on int64, int, short, signed/unsigned char, byte, "
            "unaligned int64; %lld fetch-and-adds and %lld sums on one counter by all at once",
-           c_kind_name[kind], host, tap_size, K, (long long) tf, (long long) ta);
+           win_kind_name[kind], host, tap_size, K, (long long) tf, (long long) ta);
 }
 
 int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
-    K = c_env_int("ACC_TICKET_K", 12);
-    F = c_env_int("ACC_TICKET_F", 400);
+    K = tap_env_int("ACC_TICKET_K", 12);
+    F = tap_env_int("ACC_TICKET_F", 400);
     host = tap_size - 1;
     cc_set(C_INT64, "MPI_INT64_T", MPI_INT64_T, 8, 64);
     cc_set(C_INT, "MPI_INT", MPI_INT, (int) sizeof(int), 72);
@@ -362,8 +365,8 @@ int main(int argc, char **argv)
         if (tap_rank == 0)
             printf("# K lowered to %d for the one-byte counters\n", K);
     }
-    run(C_ALLOCATE);
+    run(WIN_ALLOCATE);
     host = 0;
-    run(C_CREATE);
+    run(WIN_CREATE);
     return tap_done();
 }

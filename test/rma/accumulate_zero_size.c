@@ -9,7 +9,10 @@
  * to a rank outside the window it fails with MPI_ERR_RANK, outside an epoch with
  * MPI_ERR_RMA_SYNC.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
+#include "windows.h"
+#include "errcheck.h"
 
 #define N 16
 

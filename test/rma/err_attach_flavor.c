@@ -16,7 +16,9 @@
  * attaches and detaches of regions never attached (MPI_SUCCESS).  rmaib must return
  * MPI_ERR_RMA_ATTACH.  The flavor errors MPICH reports as required.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
+#include "errcheck.h"
 
 #define LEN 256
 
@@ -42,7 +44,7 @@ int main(int argc, char **argv)
     };
     for (int k = 0; k < 5; k++) {
         rc = MPI_Win_attach(win, reg + overlap[k].off, overlap[k].len);
-        EXPECT_CLASS(rc, MPI_ERR_RMA_ATTACH, overlap[k].what);
+        EXPECT_CLASS(rc, MPI_ERR_RMA_ATTACH, "%s", overlap[k].what);
         if (rc == MPI_SUCCESS)
             MPI_Win_detach(win, reg + overlap[k].off);
     }

@@ -16,7 +16,9 @@
  * MPI_ERR_DISP; the disp 2^40 case (kept last for that reason) kills the target with
  * a segfault inside UCX.  rmaib must return MPI_ERR_RMA_RANGE for all of them.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
+#include "errcheck.h"
 
 #define GUARD 256
 #define S 64
@@ -44,22 +46,18 @@ static void bad(struct win *w, MPI_Aint disp, MPI_Datatype otype, int ocount, in
                 MPI_Datatype ttype, const char *what)
 {
     unsigned char src[2 * S], dst[2 * S];
-    char desc[160];
     MPI_Request req = MPI_REQUEST_NULL;
     memset(src, 0x11, sizeof src);
     memset(dst, SENT_BYTE, sizeof dst);
 
-    snprintf(desc, sizeof desc, "MPI_Put, %s", what);
     int rc = MPI_Put(src, ocount, otype, right, disp, count, ttype, w->win);
-    EXPECT_CLASS(rc, MPI_ERR_RMA_RANGE, desc);
-    snprintf(desc, sizeof desc, "MPI_Rput, %s", what);
+    EXPECT_CLASS(rc, MPI_ERR_RMA_RANGE, "MPI_Put, %s", what);
     rc = MPI_Rput(src, ocount, otype, right, disp, count, ttype, w->win, &req);
-    EXPECT_CLASS(rc, MPI_ERR_RMA_RANGE, desc);
+    EXPECT_CLASS(rc, MPI_ERR_RMA_RANGE, "MPI_Rput, %s", what);
     if (rc == MPI_SUCCESS)
         MPI_Wait(&req, MPI_STATUS_IGNORE);
-    snprintf(desc, sizeof desc, "MPI_Get, %s", what);
     rc = MPI_Get(dst, ocount, otype, right, disp, count, ttype, w->win);
-    EXPECT_CLASS(rc, MPI_ERR_RMA_RANGE, desc);
+    EXPECT_CLASS(rc, MPI_ERR_RMA_RANGE, "MPI_Get, %s", what);
     MPI_Win_flush(right, w->win);
     TAP_CHECK(find_not_byte(dst, sizeof dst, SENT_BYTE) < 0, "MPI_Get, %s: wrote its buffer", what);
 }

@@ -20,7 +20,9 @@
  */
 #include <fcntl.h>
 #include <sys/mman.h>
-#include "common_b.h"
+#include "tap.h"
+#include "wait.h"
+#include "errcheck.h"
 
 /* Sizes and rounds of each: a long put lands over many reads of the stream, a short one
  * in one; most short ones land in time even where the flush is wrong. */
@@ -73,7 +75,7 @@ static flag_t *map_flags(void)
 static void await(volatile int *word, int want)
 {
     while (__atomic_load_n(word, __ATOMIC_ACQUIRE) != want)
-        b_pause();
+        poll_pause();
 }
 
 static unsigned char pattern(int round, size_t i)
@@ -95,22 +97,22 @@ static void run_rounds(pair_t *c, size_t bytes, int rounds, int s)
 {
     int late = 0;
     if (s != SYNC_UNLOCK)
-        B_OK(MPI_Win_lock_all(0, c->win), "MPI_Win_lock_all");
+        EXPECT_OK(MPI_Win_lock_all(0, c->win), "MPI_Win_lock_all");
     for (int r = 0; r < rounds; r++) {
         int round = ++c->round;
         if (c->origin) {
             for (size_t i = 0; i < bytes; i++)
                 c->src[i] = pattern(round, i);
             if (s == SYNC_UNLOCK)
-                B_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, c->peer, 0, c->win), "MPI_Win_lock");
-            B_OK(MPI_Put(c->src, (int) bytes, MPI_BYTE, c->peer, 0, (int) bytes, MPI_BYTE, c->win),
+                EXPECT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, c->peer, 0, c->win), "MPI_Win_lock");
+            EXPECT_OK(MPI_Put(c->src, (int) bytes, MPI_BYTE, c->peer, 0, (int) bytes, MPI_BYTE, c->win),
                  "MPI_Put");
             if (s == SYNC_FLUSH)
-                B_OK(MPI_Win_flush(c->peer, c->win), "MPI_Win_flush");
+                EXPECT_OK(MPI_Win_flush(c->peer, c->win), "MPI_Win_flush");
             else if (s == SYNC_FLUSH_ALL)
-                B_OK(MPI_Win_flush_all(c->win), "MPI_Win_flush_all");
+                EXPECT_OK(MPI_Win_flush_all(c->win), "MPI_Win_flush_all");
             else
-                B_OK(MPI_Win_unlock(c->peer, c->win), "MPI_Win_unlock");
+                EXPECT_OK(MPI_Win_unlock(c->peer, c->win), "MPI_Win_unlock");
             __atomic_store_n(&c->flags[tap_rank].synced, round, __ATOMIC_RELEASE);
             await(&c->flags[c->peer].checked, round);
         } else if (c->target) {
@@ -134,7 +136,7 @@ static void run_rounds(pair_t *c, size_t bytes, int rounds, int s)
         }
     }
     if (s != SYNC_UNLOCK)
-        B_OK(MPI_Win_unlock_all(c->win), "MPI_Win_unlock_all");
+        EXPECT_OK(MPI_Win_unlock_all(c->win), "MPI_Win_unlock_all");
     TAP_CHECK(late == 0, "%d of %d rounds found the put incomplete after %s", late, rounds,
               sync_name[s]);
     tap_ok("a %s put is in the target's memory when %s returns (%d rounds)",
@@ -145,7 +147,7 @@ int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
     pair_t c = { .flags = map_flags(), .src = malloc(BYTES), .want = malloc(BYTES) };
-    B_OK(MPI_Win_allocate(BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &c.base, &c.win),
+    EXPECT_OK(MPI_Win_allocate(BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &c.base, &c.win),
          "MPI_Win_allocate");
     memset(c.base, 0, BYTES);
     const int half = tap_size / 2;

@@ -20,7 +20,11 @@
  * under it MIN_CHANGES times, so the check cannot pass without concurrent writes;
  * a writer that never gets to write hangs the test until tap.h's watchdog fails it.
  */
-#include "common_c.h"
+#include <complex.h>
+#include "tap.h"
+#include "windows.h"
+#include "wait.h"
+#include "errcheck.h"
 
 #define M 16
 #define MIN_CHANGES 8
@@ -79,29 +83,29 @@ static void writer(MPI_Win win, int once)
             uint64_t old;
             double _Complex cold;
             int e = (int) (n % M);
-            C_OK(MPI_Fetch_and_op(&u[e], &old, MPI_UINT64_T, target, OFF_U64 + e * 8, MPI_REPLACE,
+            EXPECT_OK(MPI_Fetch_and_op(&u[e], &old, MPI_UINT64_T, target, OFF_U64 + e * 8, MPI_REPLACE,
                                   win), "MPI_Fetch_and_op(REPLACE)");
-            C_OK(MPI_Fetch_and_op(&u[e], &old, MPI_UINT64_T, target, OFF_UNALIGNED + e * 8,
+            EXPECT_OK(MPI_Fetch_and_op(&u[e], &old, MPI_UINT64_T, target, OFF_UNALIGNED + e * 8,
                                   MPI_REPLACE, win), "MPI_Fetch_and_op(REPLACE)");
-            C_OK(MPI_Fetch_and_op(&c[e], &cold, MPI_C_DOUBLE_COMPLEX, target, OFF_CPLX + e * 16,
+            EXPECT_OK(MPI_Fetch_and_op(&c[e], &cold, MPI_C_DOUBLE_COMPLEX, target, OFF_CPLX + e * 16,
                                   MPI_REPLACE, win), "MPI_Fetch_and_op(REPLACE)");
         } else {
-            C_OK(MPI_Accumulate(u, M, MPI_UINT64_T, target, OFF_U64, M, MPI_UINT64_T, MPI_REPLACE,
+            EXPECT_OK(MPI_Accumulate(u, M, MPI_UINT64_T, target, OFF_U64, M, MPI_UINT64_T, MPI_REPLACE,
                                 win), "MPI_Accumulate(REPLACE)");
-            C_OK(MPI_Accumulate(u, M, MPI_UINT64_T, target, OFF_UNALIGNED, M, MPI_UINT64_T,
+            EXPECT_OK(MPI_Accumulate(u, M, MPI_UINT64_T, target, OFF_UNALIGNED, M, MPI_UINT64_T,
                                 MPI_REPLACE, win), "MPI_Accumulate(REPLACE)");
-            C_OK(MPI_Accumulate(c, M, MPI_C_DOUBLE_COMPLEX, target, OFF_CPLX, M,
+            EXPECT_OK(MPI_Accumulate(c, M, MPI_C_DOUBLE_COMPLEX, target, OFF_CPLX, M,
                                 MPI_C_DOUBLE_COMPLEX, MPI_REPLACE, win), "MPI_Accumulate(REPLACE)");
         }
-        C_OK(MPI_Win_flush(target, win), "MPI_Win_flush");
+        EXPECT_OK(MPI_Win_flush(target, win), "MPI_Win_flush");
         if (n % 4 == 0) {
             int64_t stop = 0;
-            C_OK(MPI_Fetch_and_op(NULL, &stop, MPI_INT64_T, target, OFF_STOP, MPI_NO_OP, win),
+            EXPECT_OK(MPI_Fetch_and_op(NULL, &stop, MPI_INT64_T, target, OFF_STOP, MPI_NO_OP, win),
                  "MPI_Fetch_and_op(NO_OP)");
-            C_OK(MPI_Win_flush(target, win), "MPI_Win_flush");
+            EXPECT_OK(MPI_Win_flush(target, win), "MPI_Win_flush");
             if (stop || tap_local_fail || once)
                 break;
-            c_pause();
+            poll_pause();
         }
     }
 }
@@ -117,14 +121,14 @@ static int read_all(MPI_Win win, int rounds, long *changed)
                                     || changed[1] < MIN_CHANGES || changed[2] < MIN_CHANGES);
          r++) {
         int e = r % M;
-        C_OK(MPI_Get_accumulate(NULL, 0, MPI_UINT64_T, u, M, MPI_UINT64_T, target, OFF_U64, M,
+        EXPECT_OK(MPI_Get_accumulate(NULL, 0, MPI_UINT64_T, u, M, MPI_UINT64_T, target, OFF_U64, M,
                                 MPI_UINT64_T, MPI_NO_OP, win), "MPI_Get_accumulate(NO_OP)");
-        C_OK(MPI_Get_accumulate(NULL, 0, MPI_UINT64_T, x, M, MPI_UINT64_T, target, OFF_UNALIGNED,
+        EXPECT_OK(MPI_Get_accumulate(NULL, 0, MPI_UINT64_T, x, M, MPI_UINT64_T, target, OFF_UNALIGNED,
                                 M, MPI_UINT64_T, MPI_NO_OP, win), "MPI_Get_accumulate(NO_OP)");
-        C_OK(MPI_Get_accumulate(NULL, 0, MPI_C_DOUBLE_COMPLEX, c, M, MPI_C_DOUBLE_COMPLEX, target,
+        EXPECT_OK(MPI_Get_accumulate(NULL, 0, MPI_C_DOUBLE_COMPLEX, c, M, MPI_C_DOUBLE_COMPLEX, target,
                                 OFF_CPLX, M, MPI_C_DOUBLE_COMPLEX, MPI_NO_OP, win),
              "MPI_Get_accumulate(NO_OP)");
-        C_OK(MPI_Win_flush(target, win), "MPI_Win_flush");
+        EXPECT_OK(MPI_Win_flush(target, win), "MPI_Win_flush");
         for (int k = 0; k < M; k++) {
             check_u64(u + k * 8, "aligned uint64, MPI_Get_accumulate(NO_OP)", k);
             check_u64(x + k * 8, "unaligned uint64, MPI_Get_accumulate(NO_OP)", k);
@@ -138,34 +142,34 @@ static int read_all(MPI_Win win, int rounds, long *changed)
         memcpy(pu, u, sizeof u);
         memcpy(px, x, sizeof x);
         memcpy(pc, c, sizeof c);
-        C_OK(MPI_Fetch_and_op(NULL, u, MPI_UINT64_T, target, OFF_U64 + e * 8, MPI_NO_OP, win),
+        EXPECT_OK(MPI_Fetch_and_op(NULL, u, MPI_UINT64_T, target, OFF_U64 + e * 8, MPI_NO_OP, win),
              "MPI_Fetch_and_op(NO_OP)");
-        C_OK(MPI_Fetch_and_op(NULL, x, MPI_UINT64_T, target, OFF_UNALIGNED + e * 8, MPI_NO_OP,
+        EXPECT_OK(MPI_Fetch_and_op(NULL, x, MPI_UINT64_T, target, OFF_UNALIGNED + e * 8, MPI_NO_OP,
                               win), "MPI_Fetch_and_op(NO_OP)");
-        C_OK(MPI_Fetch_and_op(NULL, c, MPI_C_DOUBLE_COMPLEX, target, OFF_CPLX + e * 16, MPI_NO_OP,
+        EXPECT_OK(MPI_Fetch_and_op(NULL, c, MPI_C_DOUBLE_COMPLEX, target, OFF_CPLX + e * 16, MPI_NO_OP,
                               win), "MPI_Fetch_and_op(NO_OP)");
-        C_OK(MPI_Win_flush(target, win), "MPI_Win_flush");
+        EXPECT_OK(MPI_Win_flush(target, win), "MPI_Win_flush");
         check_u64(u, "aligned uint64, MPI_Fetch_and_op(NO_OP)", e);
         check_u64(x, "unaligned uint64, MPI_Fetch_and_op(NO_OP)", e);
         check_cplx(c, "double complex, MPI_Fetch_and_op(NO_OP)", e);
         if (r % 8 == 7)
-            c_pause();
+            poll_pause();
     }
     TAP_CHECK(tap_local_fail || (changed[0] >= MIN_CHANGES && changed[1] >= MIN_CHANGES
                                  && changed[2] >= MIN_CHANGES),
               "the reader stopped before seeing concurrent writes");
     int64_t one = 1, old;
-    C_OK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, target, OFF_STOP, MPI_REPLACE, win),
+    EXPECT_OK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, target, OFF_STOP, MPI_REPLACE, win),
          "MPI_Fetch_and_op(REPLACE)");
-    C_OK(MPI_Win_flush(target, win), "MPI_Win_flush");
+    EXPECT_OK(MPI_Win_flush(target, win), "MPI_Win_flush");
     return r;
 }
 
 static void run(int kind, int rounds)
 {
-    c_win_t w = c_win_open(kind, WIN_BYTES, 1, 0);
+    kind_win_t w = win_open(kind, WIN_BYTES, 1, 0);
     long changed[3] = { 0, 0, 0 };
-    C_OK(MPI_Win_lock_all(0, w.win), "MPI_Win_lock_all");
+    EXPECT_OK(MPI_Win_lock_all(0, w.win), "MPI_Win_lock_all");
     if (tap_rank != reader)     /* one round each first, so that the reader sees writes */
         writer(w.win, 1);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -173,37 +177,37 @@ static void run(int kind, int rounds)
         rounds = read_all(w.win, rounds, changed);
     else
         writer(w.win, 0);
-    C_OK(MPI_Win_unlock_all(w.win), "MPI_Win_unlock_all");
+    EXPECT_OK(MPI_Win_unlock_all(w.win), "MPI_Win_unlock_all");
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* After the epoch the target itself sees consistent elements too. */
     if (tap_rank == target) {
-        c_self_begin(&w);
+        self_begin(w.win, MPI_LOCK_EXCLUSIVE);
         for (int k = 0; k < M; k++) {
             const unsigned char *b = w.base;
             check_u64(b + OFF_U64 + k * 8, "aligned uint64 at the target", k);
             check_u64(b + OFF_UNALIGNED + k * 8, "unaligned uint64 at the target", k);
             check_cplx(b + OFF_CPLX + k * 16, "double complex at the target", k);
         }
-        c_self_end(&w);
+        self_end(w.win);
     }
     if (tap_rank == reader)
         printf("# %s: %d read rounds; elements that changed between rounds: %ld aligned, "
-               "%ld unaligned, %ld complex (of %d each)\n", c_kind_name[kind], rounds,
+               "%ld unaligned, %ld complex (of %d each)\n", win_kind_name[kind], rounds,
                changed[0], changed[1], changed[2], (rounds - 1) * M);
-    c_win_close(&w);
+    win_close(&w);
     tap_ok("%s: NO_OP reads of aligned and unaligned uint64 and of double complex, while %d "
-           "writer%s replace them, never see a torn element", c_kind_name[kind], tap_size - 1,
+           "writer%s replace them, never see a torn element", win_kind_name[kind], tap_size - 1,
            tap_size > 2 ? "s" : "");
 }
 
 int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
-    int rounds = c_env_int("ACC_NOOP_READS", 200);
+    int rounds = tap_env_int("ACC_NOOP_READS", 200);
     reader = tap_size - 1;
     target = 0;
-    run(C_ALLOCATE, rounds);
-    run(C_CREATE, rounds);
+    run(WIN_ALLOCATE, rounds);
+    run(WIN_CREATE, rounds);
     return tap_done();
 }

@@ -7,7 +7,9 @@
  * the target being rank 0 and the last rank, on allocated memory and on user memory
  * (MPI_Win_create).  Env LOCK_COUNTER_K overrides K.
  */
-#include "common_b.h"
+#include "tap.h"
+#include "windows.h"
+#include "errcheck.h"
 
 static int K;
 
@@ -16,29 +18,29 @@ static void run(const char *alg, int target, int create)
     int64_t *base, mem[1];
     MPI_Win win;
     if (create) {
-        win = b_win_create(mem, sizeof mem, sizeof(int64_t), alg);
+        win = win_create_zeroed(mem, sizeof mem, sizeof(int64_t), alg);
         base = mem;
     } else {
-        win = b_win_allocate(sizeof(int64_t), sizeof(int64_t), alg, &base);
+        win = win_allocate_zeroed(sizeof(int64_t), sizeof(int64_t), alg, &base);
     }
 
     int64_t *seen = malloc(sizeof(int64_t) * (size_t) K);
     for (int i = 0; i < K; i++) {
         int64_t v = -1;
-        B_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, win), "MPI_Win_lock");
-        B_OK(MPI_Get(&v, 1, MPI_INT64_T, target, 0, 1, MPI_INT64_T, win), "MPI_Get");
-        B_OK(MPI_Win_flush(target, win), "MPI_Win_flush");
+        EXPECT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, win), "MPI_Win_lock");
+        EXPECT_OK(MPI_Get(&v, 1, MPI_INT64_T, target, 0, 1, MPI_INT64_T, win), "MPI_Get");
+        EXPECT_OK(MPI_Win_flush(target, win), "MPI_Win_flush");
         seen[i] = v;
         v++;
-        B_OK(MPI_Put(&v, 1, MPI_INT64_T, target, 0, 1, MPI_INT64_T, win), "MPI_Put");
-        B_OK(MPI_Win_unlock(target, win), "MPI_Win_unlock");
+        EXPECT_OK(MPI_Put(&v, 1, MPI_INT64_T, target, 0, 1, MPI_INT64_T, win), "MPI_Put");
+        EXPECT_OK(MPI_Win_unlock(target, win), "MPI_Win_unlock");
     }
     MPI_Barrier(MPI_COMM_WORLD);
 
     int64_t want = (int64_t) tap_size * K;
     if (tap_rank == target)
-        TAP_CHECK(b_load64(base) == want, "counter at the target is %lld, expected %lld",
-                  (long long) b_load64(base), (long long) want);
+        TAP_CHECK(load64(base) == want, "counter at the target is %lld, expected %lld",
+                  (long long) load64(base), (long long) want);
     int64_t got = -1;
     MPI_Win_lock(MPI_LOCK_SHARED, target, 0, win);
     MPI_Get(&got, 1, MPI_INT64_T, target, 0, 1, MPI_INT64_T, win);
@@ -73,11 +75,11 @@ static void run(const char *alg, int target, int create)
 int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
-    K = b_env_int("LOCK_COUNTER_K", 100);
-    for (int a = 0; a < B_NLOCK_ALGS; a++) {
-        run(b_lock_algs[a], 0, 0);
-        run(b_lock_algs[a], tap_size - 1, 0);
-        run(b_lock_algs[a], tap_size - 1, 1);
+    K = tap_env_int("LOCK_COUNTER_K", 100);
+    for (int a = 0; a < NLOCK_ALGS; a++) {
+        run(lock_algs[a], 0, 0);
+        run(lock_algs[a], tap_size - 1, 0);
+        run(lock_algs[a], tap_size - 1, 1);
     }
     return tap_done();
 }

@@ -18,7 +18,10 @@
  * the same holding exclusive locks on two targets at once (rank 0, then the last
  * rank: one queue node per target).  Values read must be a permutation.
  */
-#include "common_b.h"
+#include "tap.h"
+#include "windows.h"
+#include "wait.h"
+#include "errcheck.h"
 
 enum { COUNTER = 0, HOLDER = 1 };
 
@@ -53,7 +56,7 @@ static void handover(int t)
     double called = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     if (tap_rank == 0) {
-        B_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win), "MPI_Win_lock");
+        EXPECT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win), "MPI_Win_lock");
         put1(t, HOLDER, 1);
         MPI_Win_flush(t, win);
     }
@@ -65,28 +68,28 @@ static void handover(int t)
                   "HOLDER %lld", (long long) c, (long long) h - 1);
         put1(t, HOLDER, 0);
         put1(t, COUNTER, 1);
-        B_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock");
+        EXPECT_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock");
         c = 0;
     } else {
         usleep((useconds_t) (5000 * (tap_rank - 1)));
-        called = b_now();
-        B_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win), "MPI_Win_lock");
+        called = now_s();
+        EXPECT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win), "MPI_Win_lock");
         read_both(t, &c, &h);
         TAP_CHECK(h == 0, "got the lock while rank %lld held it", (long long) h - 1);
         put1(t, HOLDER, tap_rank + 1);
         put1(t, COUNTER, c + 1);
         MPI_Win_flush(t, win);
-        b_pause();
+        poll_pause();
         int64_t h2 = get1(t, HOLDER);
         TAP_CHECK(h2 == tap_rank + 1, "HOLDER changed to %lld inside the critical section",
                   (long long) h2 - 1);
         put1(t, HOLDER, 0);
-        B_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock");
+        EXPECT_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock");
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (tap_rank == t)
-        TAP_CHECK(b_load64(base + COUNTER) == tap_size, "COUNTER is %lld, expected %d",
-                  (long long) b_load64(base + COUNTER), tap_size);
+        TAP_CHECK(load64(base + COUNTER) == tap_size, "COUNTER is %lld, expected %d",
+                  (long long) load64(base + COUNTER), tap_size);
 
     /* Positions: rank r got the lock as number c (rank 0 as number 0). */
     int64_t *pos = malloc(sizeof(int64_t) * (size_t) tap_size);
@@ -131,7 +134,7 @@ static void race(const int *ts, int nt, int iters)
     MPI_Barrier(MPI_COMM_WORLD);
     for (int i = 0; i < iters; i++) {
         for (int k = 0; k < nt; k++)
-            B_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, ts[k], 0, win), "MPI_Win_lock");
+            EXPECT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, ts[k], 0, win), "MPI_Win_lock");
         if (i % 3 != 2) {
             for (int k = 0; k < nt; k++) {
                 int64_t c = get1(ts[k], COUNTER);
@@ -140,7 +143,7 @@ static void race(const int *ts, int nt, int iters)
             }
         }
         for (int k = nt - 1; k >= 0; k--)
-            B_OK(MPI_Win_unlock(ts[k], win), "MPI_Win_unlock");
+            EXPECT_OK(MPI_Win_unlock(ts[k], win), "MPI_Win_unlock");
         if (i % 8 == 7)
             sched_yield();
     }
@@ -149,8 +152,8 @@ static void race(const int *ts, int nt, int iters)
     MPI_Allreduce(&per, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     for (int k = 0; k < nt; k++)
         if (tap_rank == ts[k])
-            TAP_CHECK(b_load64(base + COUNTER) == total / nt, "COUNTER at %d is %lld, "
-                      "expected %d", ts[k], (long long) b_load64(base + COUNTER), total / nt);
+            TAP_CHECK(load64(base + COUNTER) == total / nt, "COUNTER at %d is %lld, "
+                      "expected %d", ts[k], (long long) load64(base + COUNTER), total / nt);
 
     int *counts = malloc(sizeof(int) * (size_t) tap_size), *displs = NULL;
     int64_t *all = NULL;
@@ -178,22 +181,22 @@ static void race(const int *ts, int nt, int iters)
     free(seen);
     /* Reset for the next case (nobody accesses the window between the barriers). */
     if (tap_rank == ts[0] || tap_rank == ts[nt - 1])
-        b_store64(base + COUNTER, 0);
+        store64(base + COUNTER, 0);
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
 int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
-    int iters = b_env_int("LOCK_MCS_ITERS", 150);
-    win = b_win_allocate(2 * sizeof(int64_t), sizeof(int64_t), "mcs", &base);
+    int iters = tap_env_int("LOCK_MCS_ITERS", 150);
+    win = win_allocate_zeroed(2 * sizeof(int64_t), sizeof(int64_t), "mcs", &base);
 
     handover(tap_size - 1);
     if (tap_rank == tap_size - 1)
-        b_store64(base + COUNTER, 0);
+        store64(base + COUNTER, 0);
     handover(0);
     if (tap_rank == 0)
-        b_store64(base + COUNTER, 0);
+        store64(base + COUNTER, 0);
 
     int last = tap_size - 1, zero = 0, both[2] = { 0, tap_size - 1 };
     race(&zero, 1, iters);

@@ -13,7 +13,10 @@
  * kinds of epoch), and finally shared locks run alongside lock_all (no conflict:
  * both must proceed).  Time-bounded; both lock algorithms.
  */
-#include "common_b.h"
+#include "tap.h"
+#include "windows.h"
+#include "wait.h"
+#include "errcheck.h"
 
 enum { MARK = 0, READERS = 1 };
 
@@ -40,7 +43,7 @@ static int64_t get_mark(int t)
 static void writer(int t, int lock_type)
 {
     int64_t me = tap_rank + 1;
-    B_OK(MPI_Win_lock(lock_type, t, 0, win), "MPI_Win_lock");
+    EXPECT_OK(MPI_Win_lock(lock_type, t, 0, win), "MPI_Win_lock");
     int64_t r = fetch(t, READERS), m = get_mark(t);
     if (lock_type == MPI_LOCK_EXCLUSIVE) {
         TAP_CHECK(r == 0, "exclusive holder of %d found %lld lock_all holders inside", t,
@@ -48,7 +51,7 @@ static void writer(int t, int lock_type)
         TAP_CHECK(m == 0, "exclusive holder of %d found MARK %lld", t, (long long) m);
         MPI_Put(&me, 1, MPI_INT64_T, t, MARK, 1, MPI_INT64_T, win);
         MPI_Win_flush(t, win);
-        b_pause();
+        poll_pause();
         r = fetch(t, READERS);
         m = get_mark(t);
         TAP_CHECK(r == 0, "%lld lock_all holders got into %d during an exclusive epoch", t,
@@ -58,16 +61,16 @@ static void writer(int t, int lock_type)
         MPI_Put(&zero, 1, MPI_INT64_T, t, MARK, 1, MPI_INT64_T, win);
     } else {
         TAP_CHECK(m == 0, "shared holder of %d found MARK %lld", t, (long long) m);
-        b_pause();
+        poll_pause();
     }
-    B_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock");
+    EXPECT_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock");
 }
 
 /* One lock_all epoch; returns the most lock_all holders seen at one rank. */
 static int64_t all_reader(void)
 {
     int64_t most = 0, old;
-    B_OK(MPI_Win_lock_all(0, win), "MPI_Win_lock_all");
+    EXPECT_OK(MPI_Win_lock_all(0, win), "MPI_Win_lock_all");
     for (int t = 0; t < tap_size; t++) {
         MPI_Fetch_and_op(&one, &old, MPI_INT64_T, t, READERS, MPI_SUM, win);
         MPI_Win_flush(t, win);
@@ -77,14 +80,14 @@ static int64_t all_reader(void)
         TAP_CHECK(m == 0, "lock_all holder found exclusive holder %lld inside rank %d",
                   (long long) m - 1, t);
     }
-    b_pause();
+    poll_pause();
     for (int t = 0; t < tap_size; t++) {
         int64_t m = get_mark(t);
         TAP_CHECK(m == 0, "exclusive holder %lld got into rank %d during a lock_all epoch",
                   (long long) m - 1, t);
         MPI_Accumulate(&minus_one, 1, MPI_INT64_T, t, READERS, 1, MPI_INT64_T, MPI_SUM, win);
     }
-    B_OK(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");
+    EXPECT_OK(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");
     return most;
 }
 
@@ -93,10 +96,10 @@ static int64_t all_reader(void)
 static void phase(int (*role)(int r, int i), int iters, int *sections, int *most_all)
 {
     MPI_Barrier(MPI_COMM_WORLD);
-    double end = b_now() + 1.0;
+    double end = now_s() + 1.0;
     int n = 0;
     int64_t most = 0;
-    for (int i = 0; i < iters && b_now() < end; i++, n++) {
+    for (int i = 0; i < iters && now_s() < end; i++, n++) {
         int t = (tap_rank + i) % tap_size;
         switch (role(tap_rank, i)) {
         case 0: {
@@ -114,9 +117,9 @@ static void phase(int (*role)(int r, int i), int iters, int *sections, int *most
         sched_yield();
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    TAP_CHECK(b_load64(base + MARK) == 0 && b_load64(base + READERS) == 0,
-              "MARK %lld, READERS %lld at the end", (long long) b_load64(base + MARK),
-              (long long) b_load64(base + READERS));
+    TAP_CHECK(load64(base + MARK) == 0 && load64(base + READERS) == 0,
+              "MARK %lld, READERS %lld at the end", (long long) load64(base + MARK),
+              (long long) load64(base + READERS));
     int m = (int) most;
     MPI_Allreduce(&n, sections, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(&m, most_all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -142,18 +145,18 @@ static int shared_with_all(int r, int i)
 int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
-    for (int a = 0; a < B_NLOCK_ALGS; a++) {
-        const char *alg = b_lock_algs[a];
+    for (int a = 0; a < NLOCK_ALGS; a++) {
+        const char *alg = lock_algs[a];
         int n, most;
-        win = b_win_allocate(2 * sizeof(int64_t), sizeof(int64_t), alg, &base);
+        win = win_allocate_zeroed(2 * sizeof(int64_t), sizeof(int64_t), alg, &base);
 
         phase(odd_writes, 40, &n, &most);
-        B_DIAG("%s: %d epochs, up to %d lock_all holders at one rank", alg, n, most);
+        TAP_DIAG("%s: %d epochs, up to %d lock_all holders at one rank", alg, n, most);
         tap_ok("%s: exclusive locks (odd ranks) exclude lock_all (even ranks) per target",
                alg);
 
         phase(alternate, 40, &n, &most);
-        B_DIAG("%s: %d epochs, up to %d lock_all holders at one rank", alg, n, most);
+        TAP_DIAG("%s: %d epochs, up to %d lock_all holders at one rank", alg, n, most);
         tap_ok("%s: every rank alternates lock_all and exclusive epochs", alg);
 
         phase(shared_with_all, 40, &n, &most);

@@ -18,7 +18,10 @@
  * a few hundred critical sections (time-bounded) with writers 1 and 4.
  * Both lock algorithms, T = rank 0 and T = last rank.
  */
-#include "common_b.h"
+#include "tap.h"
+#include "windows.h"
+#include "wait.h"
+#include "errcheck.h"
 
 enum { INSIDE = 0, READERS = 1, MAXR = 2 };
 
@@ -50,33 +53,33 @@ static int64_t get_inside(MPI_Win win, int t)
 static int64_t reader(MPI_Win win, int t, int hold_for_peer)
 {
     int64_t old = -1, w, c, most;
-    B_OK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win), "MPI_Win_lock(SHARED)");
+    EXPECT_OK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win), "MPI_Win_lock(SHARED)");
     MPI_Fetch_and_op(&one, &old, MPI_INT64_T, t, READERS, MPI_SUM, win);
     MPI_Win_flush(t, win);
     most = c = old + 1;
     w = get_inside(win, t);
     TAP_CHECK(w == 0, "reader saw writer %lld inside under its shared lock", (long long) w - 1);
     TAP_CHECK(old >= 0, "reader count was %lld on entry", (long long) old);
-    double t0 = b_now();
+    double t0 = now_s();
     do {
-        b_pause();
+        poll_pause();
         c = fetch(win, t, READERS);
         if (c > most)
             most = c;
         w = get_inside(win, t);
         TAP_CHECK(w == 0, "reader saw writer %lld inside under its shared lock",
                   (long long) w - 1);
-    } while (hold_for_peer && c < 2 && b_now() - t0 < 0.020);
+    } while (hold_for_peer && c < 2 && now_s() - t0 < 0.020);
     MPI_Accumulate(&most, 1, MPI_INT64_T, t, MAXR, 1, MPI_INT64_T, MPI_MAX, win);
     MPI_Accumulate(&minus_one, 1, MPI_INT64_T, t, READERS, 1, MPI_INT64_T, MPI_SUM, win);
-    B_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock(SHARED)");
+    EXPECT_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock(SHARED)");
     return most;
 }
 
 static void writer(MPI_Win win, int t)
 {
     int64_t me = tap_rank + 1, zero = 0, r, w;
-    B_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win), "MPI_Win_lock(EXCLUSIVE)");
+    EXPECT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win), "MPI_Win_lock(EXCLUSIVE)");
     r = fetch(win, t, READERS);
     w = get_inside(win, t);
     TAP_CHECK(r == 0, "writer entered with %lld readers inside", (long long) r);
@@ -84,7 +87,7 @@ static void writer(MPI_Win win, int t)
     MPI_Put(&me, 1, MPI_INT64_T, t, INSIDE, 1, MPI_INT64_T, win);
     MPI_Win_flush(t, win);
     for (int i = 0; i < 3; i++) {
-        b_pause();
+        poll_pause();
         r = fetch(win, t, READERS);
         w = get_inside(win, t);
         TAP_CHECK(r == 0, "%lld readers got in while a writer held the lock", (long long) r);
@@ -92,13 +95,13 @@ static void writer(MPI_Win win, int t)
                   (long long) w, tap_rank);
     }
     MPI_Put(&zero, 1, MPI_INT64_T, t, INSIDE, 1, MPI_INT64_T, win);
-    B_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock(EXCLUSIVE)");
+    EXPECT_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock(EXCLUSIVE)");
 }
 
 static void run(const char *alg, int t)
 {
     int64_t *base;
-    MPI_Win win = b_win_allocate(3 * sizeof(int64_t), sizeof(int64_t), alg, &base);
+    MPI_Win win = win_allocate_zeroed(3 * sizeof(int64_t), sizeof(int64_t), alg, &base);
     int nreaders = 0;
     for (int r = 0; r < tap_size; r++)
         nreaders += !is_writer(r);
@@ -130,9 +133,9 @@ static void run(const char *alg, int t)
     /* Phase 2: readers and writers mixed, time-bounded. */
     MPI_Barrier(MPI_COMM_WORLD);
     int iters = is_writer(tap_rank) ? 40 : 80, done = 0;
-    double end = b_now() + 1.0;
+    double end = now_s() + 1.0;
     int64_t most2 = 0;
-    for (; done < iters && b_now() < end; done++) {
+    for (; done < iters && now_s() < end; done++) {
         if (is_writer(tap_rank)) {
             writer(win, t);
         } else {
@@ -144,15 +147,15 @@ static void run(const char *alg, int t)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (tap_rank == t) {
-        TAP_CHECK(b_load64(base + INSIDE) == 0, "INSIDE is %lld at the end",
-                  (long long) b_load64(base + INSIDE));
-        TAP_CHECK(b_load64(base + READERS) == 0, "READERS is %lld at the end",
-                  (long long) b_load64(base + READERS));
+        TAP_CHECK(load64(base + INSIDE) == 0, "INSIDE is %lld at the end",
+                  (long long) load64(base + INSIDE));
+        TAP_CHECK(load64(base + READERS) == 0, "READERS is %lld at the end",
+                  (long long) load64(base + READERS));
     }
     int total = 0, gm2 = 0, m2 = (int) most2;
     MPI_Allreduce(&done, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(&m2, &gm2, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    B_DIAG("%s, target %d: %d critical sections in the mixed phase, most readers seen "
+    TAP_DIAG("%s, target %d: %d critical sections in the mixed phase, most readers seen "
            "together %d", alg, t, total, gm2);
     tap_ok("%s lock, target %d: no writer overlaps a reader or another writer", alg, t);
     MPI_Win_free(&win);
@@ -161,9 +164,9 @@ static void run(const char *alg, int t)
 int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
-    for (int a = 0; a < B_NLOCK_ALGS; a++) {
-        run(b_lock_algs[a], 0);
-        run(b_lock_algs[a], tap_size - 1);
+    for (int a = 0; a < NLOCK_ALGS; a++) {
+        run(lock_algs[a], 0);
+        run(lock_algs[a], tap_size - 1);
     }
     return tap_done();
 }

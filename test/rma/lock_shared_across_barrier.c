@@ -11,7 +11,9 @@
  *  - exclusive locks on distinct targets (rank r locks r+1), which do not conflict.
  * Both lock algorithms.  Values carry the case number, so a stale slot is caught.
  */
-#include "common_b.h"
+#include "tap.h"
+#include "windows.h"
+#include "errcheck.h"
 
 static int64_t *base;
 static MPI_Win win;
@@ -25,7 +27,7 @@ static int64_t val(int c, int origin, int after)
 static void put_slot(int t, int after)
 {
     int64_t v = val(ncase, tap_rank, after);
-    B_OK(MPI_Put(&v, 1, MPI_INT64_T, t, tap_rank * 2 + after, 1, MPI_INT64_T, win), "MPI_Put");
+    EXPECT_OK(MPI_Put(&v, 1, MPI_INT64_T, t, tap_rank * 2 + after, 1, MPI_INT64_T, win), "MPI_Put");
 }
 
 /* Collective, after the epochs closed: target t (each rank may name itself) finds
@@ -39,7 +41,7 @@ static void check_target(int t, int (*who)(int origin))
         if (!who(o))
             continue;
         for (int after = 0; after < 2; after++) {
-            int64_t got = b_load64(base + o * 2 + after), want = val(ncase, o, after);
+            int64_t got = load64(base + o * 2 + after), want = val(ncase, o, after);
             TAP_CHECK(got == want, "target %d: slot of origin %d (%s the barrier) is %lld, "
                       "expected %lld", t, o, after ? "after" : "before", (long long) got,
                       (long long) want);
@@ -68,13 +70,13 @@ static void one_target(const char *alg, int t, int (*who)(int), const char *what
     ncase++;
     int in = who(tap_rank);
     if (in) {
-        B_OK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win), "MPI_Win_lock(SHARED)");
+        EXPECT_OK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win), "MPI_Win_lock(SHARED)");
         put_slot(t, 0);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (in) {
         put_slot(t, 1);
-        B_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock");
+        EXPECT_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock");
     }
     check_target(t, who);
     tap_ok("%s: %s take a shared lock on rank %d and meet in a barrier", alg, what, t);
@@ -82,7 +84,7 @@ static void one_target(const char *alg, int t, int (*who)(int), const char *what
 
 static void run(const char *alg)
 {
-    win = b_win_allocate((MPI_Aint) sizeof(int64_t) * 2 * (MPI_Aint) tap_size,
+    win = win_allocate_zeroed((MPI_Aint) sizeof(int64_t) * 2 * (MPI_Aint) tap_size,
                          sizeof(int64_t), alg, &base);
 
     one_target(alg, 0, everyone, "all ranks");
@@ -92,13 +94,13 @@ static void run(const char *alg)
     /* A shared lock on every target at once. */
     ncase++;
     for (int t = 0; t < tap_size; t++) {
-        B_OK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win), "MPI_Win_lock(SHARED)");
+        EXPECT_OK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win), "MPI_Win_lock(SHARED)");
         put_slot(t, 0);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     for (int t = tap_size - 1; t >= 0; t--) {
         put_slot(t, 1);
-        B_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock");
+        EXPECT_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock");
     }
     check_target(tap_rank, everyone);     /* every rank checks its own memory */
     tap_ok("%s: every rank holds shared locks on all %d targets across a barrier", alg,
@@ -106,24 +108,24 @@ static void run(const char *alg)
 
     /* lock_all. */
     ncase++;
-    B_OK(MPI_Win_lock_all(0, win), "MPI_Win_lock_all");
+    EXPECT_OK(MPI_Win_lock_all(0, win), "MPI_Win_lock_all");
     for (int t = 0; t < tap_size; t++)
         put_slot(t, 0);
     MPI_Barrier(MPI_COMM_WORLD);
     for (int t = 0; t < tap_size; t++)
         put_slot(t, 1);
-    B_OK(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");
+    EXPECT_OK(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");
     check_target(tap_rank, everyone);
     tap_ok("%s: every rank holds lock_all across a barrier", alg);
 
     /* Exclusive locks that do not conflict: rank r on rank r+1. */
     ncase++;
     int right = (tap_rank + 1) % tap_size;
-    B_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win), "MPI_Win_lock(EXCLUSIVE)");
+    EXPECT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win), "MPI_Win_lock(EXCLUSIVE)");
     put_slot(right, 0);
     MPI_Barrier(MPI_COMM_WORLD);
     put_slot(right, 1);
-    B_OK(MPI_Win_unlock(right, win), "MPI_Win_unlock");
+    EXPECT_OK(MPI_Win_unlock(right, win), "MPI_Win_unlock");
     check_target(tap_rank, left_neighbour);
     tap_ok("%s: exclusive locks on distinct targets held across a barrier", alg);
 
@@ -133,7 +135,7 @@ static void run(const char *alg)
 int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
-    for (int a = 0; a < B_NLOCK_ALGS; a++)
-        run(b_lock_algs[a]);
+    for (int a = 0; a < NLOCK_ALGS; a++)
+        run(lock_algs[a]);
     return tap_done();
 }

@@ -11,7 +11,8 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
 
 #define N 128
 

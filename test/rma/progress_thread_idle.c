@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <time.h>
 #include "tap.h"
+#include "wait.h"
 
 static double cpu_secs(void)
 {
@@ -19,13 +20,6 @@ static double cpu_secs(void)
     getrusage(RUSAGE_SELF, &u);
     return (double) u.ru_utime.tv_sec + (double) u.ru_stime.tv_sec
         + 1e-6 * (double) (u.ru_utime.tv_usec + u.ru_stime.tv_usec);
-}
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
 }
 
 static void nap(double secs)
@@ -57,7 +51,7 @@ int main(int argc, char **argv)
     if (tap_rank == 0) {
         c0 = cpu_secs();
         nap(1.5);
-        woke = now();
+        woke = now_s();
         double busy = cpu_secs() - c0;
         TAP_CHECK(busy < 0.3, "target used %.3f s of CPU time serving 20 puts per origin", busy);
     } else {
@@ -67,7 +61,7 @@ int main(int argc, char **argv)
             MPI_Win_flush(0, win);
         }
         MPI_Win_unlock(0, win);
-        finished = now();
+        finished = now_s();
     }
     double last = 0;
     MPI_Allreduce(&finished, &last, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);

@@ -24,7 +24,10 @@
  *    a put to another; after each wait the target checks both (a complete must not
  *    overtake the atomics, which the network may apply after a later write).
  */
-#include "common_b.h"
+#include "tap.h"
+#include "windows.h"
+#include "wait.h"
+#include "errcheck.h"
 
 /* Window words. */
 enum { RING = 0, ACC = 1, SELF = 2, MISC = 3, A2A = 4 };     /* A2A + origin: all-to-all slots */
@@ -49,14 +52,14 @@ static void many_epochs(int epochs)
     int bad = 0;
     for (int e = 1; e <= epochs; e++) {
         int64_t ev = e;
-        B_OK(MPI_Win_post(g_left, 0, win), "MPI_Win_post");
-        B_OK(MPI_Win_start(g_right, 0, win), "MPI_Win_start");
-        B_OK(MPI_Put(&ev, 1, MPI_INT64_T, right, RING, 1, MPI_INT64_T, win), "MPI_Put");
-        B_OK(MPI_Win_complete(win), "MPI_Win_complete");
-        B_OK(MPI_Win_wait(win), "MPI_Win_wait");
-        if (b_load64(base + RING) != e && bad++ < 1)
+        EXPECT_OK(MPI_Win_post(g_left, 0, win), "MPI_Win_post");
+        EXPECT_OK(MPI_Win_start(g_right, 0, win), "MPI_Win_start");
+        EXPECT_OK(MPI_Put(&ev, 1, MPI_INT64_T, right, RING, 1, MPI_INT64_T, win), "MPI_Put");
+        EXPECT_OK(MPI_Win_complete(win), "MPI_Win_complete");
+        EXPECT_OK(MPI_Win_wait(win), "MPI_Win_wait");
+        if (load64(base + RING) != e && bad++ < 1)
             tap_fail("after the wait closing epoch %d the word holds %lld", e,
-                     (long long) b_load64(base + RING));
+                     (long long) load64(base + RING));
     }
     TAP_CHECK(bad == 0, "%d of %d epochs had the wrong value", bad, epochs);
     tap_ok("%d post/start/complete/wait epochs back to back, ring, a put in each", epochs);
@@ -65,25 +68,25 @@ static void many_epochs(int epochs)
 /* Epochs whose access side issues nothing: the word must not change; then data. */
 static void empty_epochs(int n)
 {
-    int64_t before = b_load64(base + RING), v = -4242;
+    int64_t before = load64(base + RING), v = -4242;
     for (int e = 0; e < n; e++) {
-        B_OK(MPI_Win_post(g_left, 0, win), "MPI_Win_post");
-        B_OK(MPI_Win_start(g_right, 0, win), "MPI_Win_start");
-        B_OK(MPI_Win_complete(win), "MPI_Win_complete");
-        B_OK(MPI_Win_wait(win), "MPI_Win_wait");
-        if (b_load64(base + RING) != before) {
-            tap_fail("word changed to %lld in empty epoch %d", (long long) b_load64(base + RING),
+        EXPECT_OK(MPI_Win_post(g_left, 0, win), "MPI_Win_post");
+        EXPECT_OK(MPI_Win_start(g_right, 0, win), "MPI_Win_start");
+        EXPECT_OK(MPI_Win_complete(win), "MPI_Win_complete");
+        EXPECT_OK(MPI_Win_wait(win), "MPI_Win_wait");
+        if (load64(base + RING) != before) {
+            tap_fail("word changed to %lld in empty epoch %d", (long long) load64(base + RING),
                      e);
             break;
         }
     }
-    B_OK(MPI_Win_post(g_left, 0, win), "MPI_Win_post");
-    B_OK(MPI_Win_start(g_right, 0, win), "MPI_Win_start");
-    B_OK(MPI_Put(&v, 1, MPI_INT64_T, right, RING, 1, MPI_INT64_T, win), "MPI_Put");
-    B_OK(MPI_Win_complete(win), "MPI_Win_complete");
-    B_OK(MPI_Win_wait(win), "MPI_Win_wait");
-    TAP_CHECK(b_load64(base + RING) == -4242, "data epoch after the empty ones left %lld",
-              (long long) b_load64(base + RING));
+    EXPECT_OK(MPI_Win_post(g_left, 0, win), "MPI_Win_post");
+    EXPECT_OK(MPI_Win_start(g_right, 0, win), "MPI_Win_start");
+    EXPECT_OK(MPI_Put(&v, 1, MPI_INT64_T, right, RING, 1, MPI_INT64_T, win), "MPI_Put");
+    EXPECT_OK(MPI_Win_complete(win), "MPI_Win_complete");
+    EXPECT_OK(MPI_Win_wait(win), "MPI_Win_wait");
+    TAP_CHECK(load64(base + RING) == -4242, "data epoch after the empty ones left %lld",
+              (long long) load64(base + RING));
     tap_ok("%d empty epochs (start/complete with no operation), then one with data", n);
 }
 
@@ -111,30 +114,30 @@ static void no_carry_over(void)
         for (int round = 0; round < 3 && role; round++) {
             /* Posted, started, nothing issued. */
             if (role == 'o') {
-                B_OK(MPI_Win_start(g, 0, win), "MPI_Win_start");
-                B_OK(MPI_Win_complete(win), "MPI_Win_complete");
+                EXPECT_OK(MPI_Win_start(g, 0, win), "MPI_Win_start");
+                EXPECT_OK(MPI_Win_complete(win), "MPI_Win_complete");
             } else {
-                B_OK(MPI_Win_post(g, 0, win), "MPI_Win_post");
-                B_OK(MPI_Win_wait(win), "MPI_Win_wait");
+                EXPECT_OK(MPI_Win_post(g, 0, win), "MPI_Win_post");
+                EXPECT_OK(MPI_Win_wait(win), "MPI_Win_wait");
             }
             /* Then epochs with data, the target posting 20 ms late. */
             for (int e = 0; e < 3; e++) {
                 int64_t want = 100 * (d * 3 + round) + e + 1;
                 if (role == 'o') {
                     v = want;
-                    B_OK(MPI_Win_start(g, 0, win), "MPI_Win_start");
-                    B_OK(MPI_Put(&v, 1, MPI_INT64_T, peer, MISC, 1, MPI_INT64_T, win),
+                    EXPECT_OK(MPI_Win_start(g, 0, win), "MPI_Win_start");
+                    EXPECT_OK(MPI_Put(&v, 1, MPI_INT64_T, peer, MISC, 1, MPI_INT64_T, win),
                          "MPI_Put");
-                    B_OK(MPI_Win_complete(win), "MPI_Win_complete");
+                    EXPECT_OK(MPI_Win_complete(win), "MPI_Win_complete");
                 } else {
-                    b_store64(base + MISC, -1);
+                    store64(base + MISC, -1);
                     usleep(20000);
-                    TAP_CHECK(b_load64(base + MISC) == -1, "value %lld landed before the "
-                              "target posted", (long long) b_load64(base + MISC));
-                    B_OK(MPI_Win_post(g, 0, win), "MPI_Win_post");
-                    B_OK(MPI_Win_wait(win), "MPI_Win_wait");
-                    TAP_CHECK(b_load64(base + MISC) == want, "late-post epoch: word holds "
-                              "%lld, expected %lld", (long long) b_load64(base + MISC),
+                    TAP_CHECK(load64(base + MISC) == -1, "value %lld landed before the "
+                              "target posted", (long long) load64(base + MISC));
+                    EXPECT_OK(MPI_Win_post(g, 0, win), "MPI_Win_post");
+                    EXPECT_OK(MPI_Win_wait(win), "MPI_Win_wait");
+                    TAP_CHECK(load64(base + MISC) == want, "late-post epoch: word holds "
+                              "%lld, expected %lld", (long long) load64(base + MISC),
                               (long long) want);
                 }
             }
@@ -156,22 +159,22 @@ static void early_ops(void)
         if (role == 'o') {
             got = -1;
             v = 6000 + tap_rank;
-            B_OK(MPI_Win_start(g, 0, win), "MPI_Win_start");
+            EXPECT_OK(MPI_Win_start(g, 0, win), "MPI_Win_start");
             /* The target posts only after its 50 ms sleep. */
-            B_OK(MPI_Get(&got, 1, MPI_INT64_T, peer, MISC, 1, MPI_INT64_T, win), "MPI_Get");
-            B_OK(MPI_Put(&v, 1, MPI_INT64_T, peer, SELF, 1, MPI_INT64_T, win), "MPI_Put");
-            B_OK(MPI_Win_complete(win), "MPI_Win_complete");
+            EXPECT_OK(MPI_Get(&got, 1, MPI_INT64_T, peer, MISC, 1, MPI_INT64_T, win), "MPI_Get");
+            EXPECT_OK(MPI_Put(&v, 1, MPI_INT64_T, peer, SELF, 1, MPI_INT64_T, win), "MPI_Put");
+            EXPECT_OK(MPI_Win_complete(win), "MPI_Win_complete");
             TAP_CHECK(got == 5000 + peer, "get issued before the post read %lld, expected %d",
                       (long long) got, 5000 + peer);
         } else if (role == 't') {
-            b_store64(base + SELF, -1);
-            b_store64(base + MISC, 5000 + tap_rank);
+            store64(base + SELF, -1);
+            store64(base + MISC, 5000 + tap_rank);
             usleep(50000);
-            TAP_CHECK(b_load64(base + SELF) == -1, "put landed before the post");
-            B_OK(MPI_Win_post(g, 0, win), "MPI_Win_post");
-            B_OK(MPI_Win_wait(win), "MPI_Win_wait");
-            TAP_CHECK(b_load64(base + SELF) == 6000 + peer, "put issued before the post left "
-                      "%lld, expected %d", (long long) b_load64(base + SELF), 6000 + peer);
+            TAP_CHECK(load64(base + SELF) == -1, "put landed before the post");
+            EXPECT_OK(MPI_Win_post(g, 0, win), "MPI_Win_post");
+            EXPECT_OK(MPI_Win_wait(win), "MPI_Win_wait");
+            TAP_CHECK(load64(base + SELF) == 6000 + peer, "put issued before the post left "
+                      "%lld, expected %d", (long long) load64(base + SELF), 6000 + peer);
         }
         if (role)
             MPI_Group_free(&g);
@@ -183,16 +186,16 @@ static void self_included(int epochs)
 {
     MPI_Group pg = group_of2(left, tap_rank), sg = group_of2(right, tap_rank);
     for (int e = 1; e <= epochs; e++) {
-        B_OK(MPI_Win_post(pg, 0, win), "MPI_Win_post");
-        B_OK(MPI_Win_start(sg, 0, win), "MPI_Win_start");
+        EXPECT_OK(MPI_Win_post(pg, 0, win), "MPI_Win_post");
+        EXPECT_OK(MPI_Win_start(sg, 0, win), "MPI_Win_start");
         int64_t v1 = e, v2 = -e;
-        B_OK(MPI_Put(&v1, 1, MPI_INT64_T, right, RING, 1, MPI_INT64_T, win), "MPI_Put");
-        B_OK(MPI_Put(&v2, 1, MPI_INT64_T, tap_rank, SELF, 1, MPI_INT64_T, win), "MPI_Put");
-        B_OK(MPI_Win_complete(win), "MPI_Win_complete");
-        B_OK(MPI_Win_wait(win), "MPI_Win_wait");
-        TAP_CHECK(b_load64(base + RING) == e && b_load64(base + SELF) == -e,
+        EXPECT_OK(MPI_Put(&v1, 1, MPI_INT64_T, right, RING, 1, MPI_INT64_T, win), "MPI_Put");
+        EXPECT_OK(MPI_Put(&v2, 1, MPI_INT64_T, tap_rank, SELF, 1, MPI_INT64_T, win), "MPI_Put");
+        EXPECT_OK(MPI_Win_complete(win), "MPI_Win_complete");
+        EXPECT_OK(MPI_Win_wait(win), "MPI_Win_wait");
+        TAP_CHECK(load64(base + RING) == e && load64(base + SELF) == -e,
                   "epoch %d: neighbour's word %lld, own word %lld", e,
-                  (long long) b_load64(base + RING), (long long) b_load64(base + SELF));
+                  (long long) load64(base + RING), (long long) load64(base + SELF));
     }
     MPI_Group_free(&pg);
     MPI_Group_free(&sg);
@@ -202,33 +205,33 @@ static void self_included(int epochs)
 static void overlapping(int epochs)
 {
     for (int e = 1; e <= epochs; e++) {
-        B_OK(MPI_Win_post(world, 0, win), "MPI_Win_post");
-        B_OK(MPI_Win_start(world, 0, win), "MPI_Win_start");
+        EXPECT_OK(MPI_Win_post(world, 0, win), "MPI_Win_post");
+        EXPECT_OK(MPI_Win_start(world, 0, win), "MPI_Win_start");
         int64_t v = e * 100 + tap_rank;
         for (int t = 0; t < tap_size; t++)
-            B_OK(MPI_Put(&v, 1, MPI_INT64_T, t, A2A + tap_rank, 1, MPI_INT64_T, win),
+            EXPECT_OK(MPI_Put(&v, 1, MPI_INT64_T, t, A2A + tap_rank, 1, MPI_INT64_T, win),
                  "MPI_Put");
-        B_OK(MPI_Win_complete(win), "MPI_Win_complete");
-        B_OK(MPI_Win_wait(win), "MPI_Win_wait");
+        EXPECT_OK(MPI_Win_complete(win), "MPI_Win_complete");
+        EXPECT_OK(MPI_Win_wait(win), "MPI_Win_wait");
         for (int o = 0; o < tap_size; o++)
-            TAP_CHECK(b_load64(base + A2A + o) == e * 100 + o, "all-to-all epoch %d: slot of "
-                      "%d holds %lld", e, o, (long long) b_load64(base + A2A + o));
+            TAP_CHECK(load64(base + A2A + o) == e * 100 + o, "all-to-all epoch %d: slot of "
+                      "%d holds %lld", e, o, (long long) load64(base + A2A + o));
     }
     MPI_Group g = group_of2(left, right);
     for (int e = 1; e <= epochs; e++) {
-        B_OK(MPI_Win_post(g, 0, win), "MPI_Win_post");
-        B_OK(MPI_Win_start(g, 0, win), "MPI_Win_start");
+        EXPECT_OK(MPI_Win_post(g, 0, win), "MPI_Win_post");
+        EXPECT_OK(MPI_Win_start(g, 0, win), "MPI_Win_start");
         int64_t v = e * 100 + tap_rank + 50;
-        B_OK(MPI_Put(&v, 1, MPI_INT64_T, left, A2A + tap_rank, 1, MPI_INT64_T, win), "MPI_Put");
+        EXPECT_OK(MPI_Put(&v, 1, MPI_INT64_T, left, A2A + tap_rank, 1, MPI_INT64_T, win), "MPI_Put");
         if (right != left)
-            B_OK(MPI_Put(&v, 1, MPI_INT64_T, right, A2A + tap_rank, 1, MPI_INT64_T, win),
+            EXPECT_OK(MPI_Put(&v, 1, MPI_INT64_T, right, A2A + tap_rank, 1, MPI_INT64_T, win),
                  "MPI_Put");
-        B_OK(MPI_Win_complete(win), "MPI_Win_complete");
-        B_OK(MPI_Win_wait(win), "MPI_Win_wait");
-        TAP_CHECK(b_load64(base + A2A + left) == e * 100 + left + 50 &&
-                  b_load64(base + A2A + right) == e * 100 + right + 50,
+        EXPECT_OK(MPI_Win_complete(win), "MPI_Win_complete");
+        EXPECT_OK(MPI_Win_wait(win), "MPI_Win_wait");
+        TAP_CHECK(load64(base + A2A + left) == e * 100 + left + 50 &&
+                  load64(base + A2A + right) == e * 100 + right + 50,
                   "neighbour epoch %d: slots hold %lld and %lld", e,
-                  (long long) b_load64(base + A2A + left), (long long) b_load64(base + A2A + right));
+                  (long long) load64(base + A2A + left), (long long) load64(base + A2A + right));
     }
     MPI_Group_free(&g);
     tap_ok("overlapping groups: all-to-all and both-neighbour epochs (%d each)", epochs);
@@ -237,24 +240,24 @@ static void overlapping(int epochs)
 static void empty_groups(int epochs)
 {
     for (int e = 0; e < epochs; e++) {
-        B_OK(MPI_Win_post(MPI_GROUP_EMPTY, 0, win), "MPI_Win_post(MPI_GROUP_EMPTY)");
-        B_OK(MPI_Win_start(MPI_GROUP_EMPTY, 0, win), "MPI_Win_start(MPI_GROUP_EMPTY)");
-        B_OK(MPI_Win_complete(win), "MPI_Win_complete");
-        B_OK(MPI_Win_wait(win), "MPI_Win_wait");
+        EXPECT_OK(MPI_Win_post(MPI_GROUP_EMPTY, 0, win), "MPI_Win_post(MPI_GROUP_EMPTY)");
+        EXPECT_OK(MPI_Win_start(MPI_GROUP_EMPTY, 0, win), "MPI_Win_start(MPI_GROUP_EMPTY)");
+        EXPECT_OK(MPI_Win_complete(win), "MPI_Win_complete");
+        EXPECT_OK(MPI_Win_wait(win), "MPI_Win_wait");
     }
     /* Mixed: only even ranks are targets (of their right neighbours, if odd). */
     int target = tap_rank % 2 == 0 && left % 2 == 1, origin = right % 2 == 0 && tap_rank % 2;
-    b_store64(base + MISC, 0);
+    store64(base + MISC, 0);
     MPI_Barrier(MPI_COMM_WORLD);
-    B_OK(MPI_Win_post(target ? g_left : g_none, 0, win), "MPI_Win_post");
-    B_OK(MPI_Win_start(origin ? g_right : g_none, 0, win), "MPI_Win_start");
+    EXPECT_OK(MPI_Win_post(target ? g_left : g_none, 0, win), "MPI_Win_post");
+    EXPECT_OK(MPI_Win_start(origin ? g_right : g_none, 0, win), "MPI_Win_start");
     static int64_t v777 = 777;
     if (origin)
-        B_OK(MPI_Put(&v777, 1, MPI_INT64_T, right, MISC, 1, MPI_INT64_T, win), "MPI_Put");
-    B_OK(MPI_Win_complete(win), "MPI_Win_complete");
-    B_OK(MPI_Win_wait(win), "MPI_Win_wait");
-    TAP_CHECK(b_load64(base + MISC) == (target ? 777 : 0), "word holds %lld after a mixed "
-              "empty/non-empty group epoch", (long long) b_load64(base + MISC));
+        EXPECT_OK(MPI_Put(&v777, 1, MPI_INT64_T, right, MISC, 1, MPI_INT64_T, win), "MPI_Put");
+    EXPECT_OK(MPI_Win_complete(win), "MPI_Win_complete");
+    EXPECT_OK(MPI_Win_wait(win), "MPI_Win_wait");
+    TAP_CHECK(load64(base + MISC) == (target ? 777 : 0), "word holds %lld after a mixed "
+              "empty/non-empty group epoch", (long long) load64(base + MISC));
     tap_ok("MPI_GROUP_EMPTY for post and start (%d epochs, then mixed with real groups)",
            epochs);
 }
@@ -262,28 +265,28 @@ static void empty_groups(int epochs)
 static void test_polling(void)
 {
     int polls = 0, flag = 0;
-    b_store64(base + MISC, 0);
+    store64(base + MISC, 0);
     MPI_Barrier(MPI_COMM_WORLD);
-    B_OK(MPI_Win_post(g_left, 0, win), "MPI_Win_post");
-    B_OK(MPI_Win_start(g_right, 0, win), "MPI_Win_start");
+    EXPECT_OK(MPI_Win_post(g_left, 0, win), "MPI_Win_post");
+    EXPECT_OK(MPI_Win_start(g_right, 0, win), "MPI_Win_start");
     static int64_t v = 31337;
-    B_OK(MPI_Put(&v, 1, MPI_INT64_T, right, MISC, 1, MPI_INT64_T, win), "MPI_Put");
+    EXPECT_OK(MPI_Put(&v, 1, MPI_INT64_T, right, MISC, 1, MPI_INT64_T, win), "MPI_Put");
     usleep(20000);                      /* complete late: test sees flag 0 meanwhile */
-    B_OK(MPI_Win_complete(win), "MPI_Win_complete");
-    double t0 = b_now();
+    EXPECT_OK(MPI_Win_complete(win), "MPI_Win_complete");
+    double t0 = now_s();
     for (;;) {
-        B_OK(MPI_Win_test(win, &flag), "MPI_Win_test");
-        if (flag || b_now() - t0 > 30)
+        EXPECT_OK(MPI_Win_test(win, &flag), "MPI_Win_test");
+        if (flag || now_s() - t0 > 30)
             break;
         polls++;
-        b_pause();
+        poll_pause();
     }
     TAP_CHECK(flag, "MPI_Win_test never returned flag = 1 (%d polls)", polls);
-    TAP_CHECK(b_load64(base + MISC) == 31337, "after MPI_Win_test flag = 1 the word holds %lld",
-              (long long) b_load64(base + MISC));
+    TAP_CHECK(load64(base + MISC) == 31337, "after MPI_Win_test flag = 1 the word holds %lld",
+              (long long) load64(base + MISC));
     int most = 0;
     MPI_Allreduce(&polls, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    B_DIAG("MPI_Win_test: up to %d polls returned flag = 0", most);
+    TAP_DIAG("MPI_Win_test: up to %d polls returned flag = 0", most);
     tap_ok("MPI_Win_test polled until flag = 1, data there");
 }
 
@@ -291,15 +294,15 @@ static void nocheck(int epochs)
 {
     for (int e = 1; e <= epochs; e++) {
         /* The post is done before anyone starts; NOCHECK must then be on both sides. */
-        B_OK(MPI_Win_post(g_left, MPI_MODE_NOCHECK, win), "MPI_Win_post(NOCHECK)");
+        EXPECT_OK(MPI_Win_post(g_left, MPI_MODE_NOCHECK, win), "MPI_Win_post(NOCHECK)");
         MPI_Barrier(MPI_COMM_WORLD);
-        B_OK(MPI_Win_start(g_right, MPI_MODE_NOCHECK, win), "MPI_Win_start(NOCHECK)");
+        EXPECT_OK(MPI_Win_start(g_right, MPI_MODE_NOCHECK, win), "MPI_Win_start(NOCHECK)");
         int64_t v = 40000 + e;
-        B_OK(MPI_Put(&v, 1, MPI_INT64_T, right, MISC, 1, MPI_INT64_T, win), "MPI_Put");
-        B_OK(MPI_Win_complete(win), "MPI_Win_complete");
-        B_OK(MPI_Win_wait(win), "MPI_Win_wait");
-        TAP_CHECK(b_load64(base + MISC) == 40000 + e, "NOCHECK epoch %d: word holds %lld", e,
-                  (long long) b_load64(base + MISC));
+        EXPECT_OK(MPI_Put(&v, 1, MPI_INT64_T, right, MISC, 1, MPI_INT64_T, win), "MPI_Put");
+        EXPECT_OK(MPI_Win_complete(win), "MPI_Win_complete");
+        EXPECT_OK(MPI_Win_wait(win), "MPI_Win_wait");
+        TAP_CHECK(load64(base + MISC) == 40000 + e, "NOCHECK epoch %d: word holds %lld", e,
+                  (long long) load64(base + MISC));
     }
     tap_ok("MPI_MODE_NOCHECK on start and post, post guaranteed first (%d epochs)", epochs);
 }
@@ -315,16 +318,16 @@ static void many_into_one(int epochs)
     MPI_Group_incl(world, 1, &zero, &g_zero);
     for (int e = 1; e <= epochs; e++) {
         if (tap_rank == 0) {
-            B_OK(MPI_Win_start(g_others, 0, win), "MPI_Win_start");
+            EXPECT_OK(MPI_Win_start(g_others, 0, win), "MPI_Win_start");
             int64_t v = e;
             for (int t = 1; t < tap_size; t++)
-                B_OK(MPI_Put(&v, 1, MPI_INT64_T, t, MISC, 1, MPI_INT64_T, win), "MPI_Put");
-            B_OK(MPI_Win_complete(win), "MPI_Win_complete");
+                EXPECT_OK(MPI_Put(&v, 1, MPI_INT64_T, t, MISC, 1, MPI_INT64_T, win), "MPI_Put");
+            EXPECT_OK(MPI_Win_complete(win), "MPI_Win_complete");
         } else {
-            B_OK(MPI_Win_post(g_zero, 0, win), "MPI_Win_post");
-            B_OK(MPI_Win_wait(win), "MPI_Win_wait");
-            TAP_CHECK(b_load64(base + MISC) == e, "epoch %d: word holds %lld", e,
-                      (long long) b_load64(base + MISC));
+            EXPECT_OK(MPI_Win_post(g_zero, 0, win), "MPI_Win_post");
+            EXPECT_OK(MPI_Win_wait(win), "MPI_Win_wait");
+            TAP_CHECK(load64(base + MISC) == e, "epoch %d: word holds %lld", e,
+                      (long long) load64(base + MISC));
         }
     }
     MPI_Group_free(&g_others);
@@ -336,28 +339,28 @@ static void many_into_one(int epochs)
 
 static void accumulate_epochs(int epochs)
 {
-    int64_t sum = b_load64(base + ACC), bad = 0;       /* every word starts alike */
+    int64_t sum = load64(base + ACC), bad = 0;       /* every word starts alike */
     MPI_Barrier(MPI_COMM_WORLD);
     for (int e = 1; e <= epochs; e++) {
         int64_t a = e, f = 1000, old = -1, ev = -e;
-        B_OK(MPI_Win_post(g_left, 0, win), "MPI_Win_post");
-        B_OK(MPI_Win_start(g_right, 0, win), "MPI_Win_start");
-        B_OK(MPI_Fetch_and_op(&f, &old, MPI_INT64_T, right, ACC, MPI_SUM, win),
+        EXPECT_OK(MPI_Win_post(g_left, 0, win), "MPI_Win_post");
+        EXPECT_OK(MPI_Win_start(g_right, 0, win), "MPI_Win_start");
+        EXPECT_OK(MPI_Fetch_and_op(&f, &old, MPI_INT64_T, right, ACC, MPI_SUM, win),
              "MPI_Fetch_and_op");
-        B_OK(MPI_Accumulate(&a, 1, MPI_INT64_T, right, ACC, 1, MPI_INT64_T, MPI_SUM, win),
+        EXPECT_OK(MPI_Accumulate(&a, 1, MPI_INT64_T, right, ACC, 1, MPI_INT64_T, MPI_SUM, win),
              "MPI_Accumulate");
-        B_OK(MPI_Put(&ev, 1, MPI_INT64_T, right, RING, 1, MPI_INT64_T, win), "MPI_Put");
-        B_OK(MPI_Win_complete(win), "MPI_Win_complete");
+        EXPECT_OK(MPI_Put(&ev, 1, MPI_INT64_T, right, RING, 1, MPI_INT64_T, win), "MPI_Put");
+        EXPECT_OK(MPI_Win_complete(win), "MPI_Win_complete");
         /* every rank adds the same amounts to its right neighbour's word */
         if (old != sum && bad++ < 1)
             tap_fail("epoch %d: fetch-and-op returned %lld, expected %lld", e, (long long) old,
                      (long long) sum);
         sum += e + 1000;
-        B_OK(MPI_Win_wait(win), "MPI_Win_wait");
-        if ((b_load64(base + ACC) != sum || b_load64(base + RING) != -e) && bad++ < 1)
+        EXPECT_OK(MPI_Win_wait(win), "MPI_Win_wait");
+        if ((load64(base + ACC) != sum || load64(base + RING) != -e) && bad++ < 1)
             tap_fail("after the wait closing epoch %d: sum %lld (expected %lld), put %lld", e,
-                     (long long) b_load64(base + ACC), (long long) sum,
-                     (long long) b_load64(base + RING));
+                     (long long) load64(base + ACC), (long long) sum,
+                     (long long) load64(base + RING));
     }
     TAP_CHECK(bad == 0, "%lld of %d accumulate epochs were wrong", (long long) bad, epochs);
     tap_ok("fetch-and-op and accumulate then a put in each of %d epochs; the target sees "
@@ -373,12 +376,12 @@ int main(int argc, char **argv)
     MPI_Group_incl(world, 1, &right, &g_right);
     MPI_Group_incl(world, 1, &left, &g_left);
     g_none = MPI_GROUP_EMPTY;
-    win = b_win_allocate((MPI_Aint) sizeof(int64_t) * (A2A + tap_size), sizeof(int64_t),
+    win = win_allocate_zeroed((MPI_Aint) sizeof(int64_t) * (A2A + tap_size), sizeof(int64_t),
                          NULL, &base);
 
-    double t0 = b_now();
-    many_epochs(b_env_int("PSCW_EPOCHS", 10000));
-    B_DIAG("ring epochs took %.2f s", b_now() - t0);
+    double t0 = now_s();
+    many_epochs(tap_env_int("PSCW_EPOCHS", 10000));
+    TAP_DIAG("ring epochs took %.2f s", now_s() - t0);
     empty_epochs(1000);
     MPI_Barrier(MPI_COMM_WORLD);
     no_carry_over();

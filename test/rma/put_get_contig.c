@@ -8,12 +8,11 @@
  * values, every other byte still holds the sentinel.  Then each origin reads its
  * whole region back with one Get and checks the same image, sentinels included.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
+#include "windows.h"
 
 #define REGION 1024
-
-enum { SYNC_LOCK_ALL, SYNC_LOCK, SYNC_FENCE, NSYNC };
-static const char *sync_name[] = { "lock_all+flush", "lock/unlock", "fence" };
 
 static const struct run {
     MPI_Datatype type;
@@ -77,29 +76,19 @@ int main(int argc, char **argv)
 
         /* every origin puts its five runs into its region of every target */
         int bad = 0;
-        if (mode == SYNC_LOCK_ALL)
-            MPI_Win_lock_all(0, win);
-        if (mode == SYNC_FENCE)
-            MPI_Win_fence(MPI_MODE_NOPRECEDE, win);
+        sync_open(mode, MPI_MODE_NOPRECEDE, win);
         for (int i = 0; i < np; i++) {
             int t = (me + i) % np;
             const unsigned char *src = obuf + (size_t) t * REGION;
-            if (mode == SYNC_LOCK)
-                MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win);
+            sync_target_begin(mode, MPI_LOCK_EXCLUSIVE, t, win);
             for (int r = 0; r < NRUNS; r++)
                 bad += MPI_Put(src + runs[r].off, (int) runs[r].count, runs[r].type, t,
                                (MPI_Aint) ((size_t) me * REGION + runs[r].off),
                                (int) runs[r].count, runs[r].type, win) != MPI_SUCCESS;
-            if (mode == SYNC_LOCK)
-                MPI_Win_unlock(t, win);
-            if (mode == SYNC_LOCK_ALL)
-                MPI_Win_flush(t, win);
+            sync_target_end(mode, t, 1, win);
         }
-        if (mode == SYNC_LOCK_ALL)
-            MPI_Win_unlock_all(win);
-        if (mode == SYNC_FENCE)
-            MPI_Win_fence(0, win);
-        else
+        sync_close(mode, 0, win);
+        if (mode != SYNC_FENCE)
             MPI_Barrier(MPI_COMM_WORLD);
         TAP_CHECK(bad == 0, "%d puts failed", bad);
 
@@ -119,21 +108,16 @@ int main(int argc, char **argv)
         /* every origin reads its whole region (written runs and sentinels) back */
         memset(gbuf, 0, wsize);
         bad = 0;
-        if (mode == SYNC_LOCK_ALL)
+        if (mode == SYNC_LOCK_ALL)      /* under fence, the put's closing fence opened it */
             MPI_Win_lock_all(0, win);
         for (int i = 0; i < np; i++) {
             int t = (me + np - i) % np;
-            if (mode == SYNC_LOCK)
-                MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win);
+            sync_target_begin(mode, MPI_LOCK_SHARED, t, win);
             bad += MPI_Get(gbuf + (size_t) t * REGION, REGION, MPI_BYTE, t,
                            (MPI_Aint) ((size_t) me * REGION), REGION, MPI_BYTE, win) != MPI_SUCCESS;
-            if (mode == SYNC_LOCK)
-                MPI_Win_unlock(t, win);
+            sync_target_end(mode, t, 0, win);
         }
-        if (mode == SYNC_LOCK_ALL)
-            MPI_Win_unlock_all(win);
-        if (mode == SYNC_FENCE)
-            MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+        sync_close(mode, MPI_MODE_NOSUCCEED, win);
         TAP_CHECK(bad == 0, "%d gets failed", bad);
         for (int t = 0; t < np; t++) {
             image(want, me, t);

@@ -6,7 +6,9 @@
  * complete, and not one byte changes: every window and every get buffer keeps its
  * sentinel.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
+#include "windows.h"
 
 #define N 64
 

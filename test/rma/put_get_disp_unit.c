@@ -7,7 +7,10 @@
  * same displacement.  On a created and on an allocated window, under lock_all and
  * fence.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
+#include "windows.h"
+#include "wait.h"
 
 static int du_of(int rank)
 {

@@ -7,7 +7,9 @@
  *    data spread over 4 MiB) rewrites the even words and leaves the odd ones;
  *  - MPI_Rget of 4 MiB in one request under lock_all.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
+#include "windows.h"
 
 #define MIB (1024 * 1024)
 #define BYTES (4 * MIB)

@@ -4,7 +4,10 @@
  * a real target; their requests complete (MPI_Wait, MPI_Test) and become
  * MPI_REQUEST_NULL; get buffers keep their sentinel, no window on any rank changes.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
+#include "windows.h"
+#include "wait.h"
 
 #define N 32
 

@@ -5,7 +5,9 @@
  * window (another part of it).  Every rank does it at once; each checks its own
  * whole window: the values where they were put, the sentinel elsewhere.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
+#include "windows.h"
 
 #define N 256
 

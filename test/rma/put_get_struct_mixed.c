@@ -11,7 +11,9 @@
  * Under lock_all for the put and fence for the get.
  */
 #include <stddef.h>
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
+#include "windows.h"
 
 #define NREC 10
 

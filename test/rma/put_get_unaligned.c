@@ -7,7 +7,9 @@
  * else the sentinel); then every origin reads each run back into a misaligned
  * buffer and checks it, and reads its whole region back in one Get.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
+#include "windows.h"
 
 #define REGION 512
 

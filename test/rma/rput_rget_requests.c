@@ -13,7 +13,10 @@
  *  - every completed request handle is MPI_REQUEST_NULL, and completes exactly once.
  * Under lock_all, then once more under per-target MPI_Win_lock.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
+#include "windows.h"
+#include "wait.h"
 
 #define SLOTN 64                      /* ints per slot */
 enum { C_WAIT, C_TEST, C_WAITALL, C_TESTANY, C_WAITSOME, C_MIX_WAITALL, C_MIX_WAITSOME,

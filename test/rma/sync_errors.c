@@ -15,7 +15,9 @@
  * that lets a case through fails that case only: the test then closes whatever the
  * call opened so that the rest still runs.
  */
-#include "common_b.h"
+#include "tap.h"
+#include "windows.h"
+#include "errcheck.h"
 
 static MPI_Win win;
 static int64_t *base;
@@ -24,15 +26,15 @@ static MPI_Group g_right, g_left;
 static int nround;
 
 /* A correct fence epoch: every rank puts to its right neighbour, checks its word. */
-static void window_still_works(const char *after)
+static void fence_still_works(const char *after)
 {
     static int64_t v;
     v = 1000 * ++nround + tap_rank;
-    B_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, win), "MPI_Win_fence");
-    B_OK(MPI_Put(&v, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, win), "MPI_Put");
-    B_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win), "MPI_Win_fence");
-    TAP_CHECK(b_load64(base) == 1000 * nround + left, "after %s a fence epoch left %lld, "
-              "expected %d", after, (long long) b_load64(base), 1000 * nround + left);
+    EXPECT_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, win), "MPI_Win_fence");
+    EXPECT_OK(MPI_Put(&v, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, win), "MPI_Put");
+    EXPECT_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win), "MPI_Win_fence");
+    TAP_CHECK(load64(base) == 1000 * nround + left, "after %s a fence epoch left %lld, "
+              "expected %d", after, (long long) load64(base), 1000 * nround + left);
 }
 
 /* A correct post/start/complete/wait epoch with data. */
@@ -40,60 +42,60 @@ static void pscw_round(int start_assert, int *start_rc)
 {
     static int64_t v;
     v = 1000 * ++nround + tap_rank;
-    B_OK(MPI_Win_post(g_left, 0, win), "MPI_Win_post");
+    EXPECT_OK(MPI_Win_post(g_left, 0, win), "MPI_Win_post");
     int rc = MPI_Win_start(g_right, start_assert, win);
     if (start_rc)
         *start_rc = rc;
     if (rc != MPI_SUCCESS)
-        B_OK(MPI_Win_start(g_right, 0, win), "MPI_Win_start");
-    B_OK(MPI_Put(&v, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, win), "MPI_Put");
-    B_OK(MPI_Win_complete(win), "MPI_Win_complete");
-    B_OK(MPI_Win_wait(win), "MPI_Win_wait");
-    TAP_CHECK(b_load64(base) == 1000 * nround + left, "pscw epoch left %lld, expected %d",
-              (long long) b_load64(base), 1000 * nround + left);
+        EXPECT_OK(MPI_Win_start(g_right, 0, win), "MPI_Win_start");
+    EXPECT_OK(MPI_Put(&v, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, win), "MPI_Put");
+    EXPECT_OK(MPI_Win_complete(win), "MPI_Win_complete");
+    EXPECT_OK(MPI_Win_wait(win), "MPI_Win_wait");
+    TAP_CHECK(load64(base) == 1000 * nround + left, "pscw epoch left %lld, expected %d",
+              (long long) load64(base), 1000 * nround + left);
 }
 
 static void active_target_errors(void)
 {
     int rc, flag = 0;
 
-    B_EXPECT_CLASS(MPI_Win_complete(win), MPI_ERR_RMA_SYNC, "MPI_Win_complete without start");
-    window_still_works("complete without start");
+    EXPECT_CLASS(MPI_Win_complete(win), MPI_ERR_RMA_SYNC, "MPI_Win_complete without start");
+    fence_still_works("complete without start");
     tap_ok("MPI_Win_complete without MPI_Win_start -> MPI_ERR_RMA_SYNC");
 
-    B_EXPECT_CLASS(MPI_Win_wait(win), MPI_ERR_RMA_SYNC, "MPI_Win_wait without post");
+    EXPECT_CLASS(MPI_Win_wait(win), MPI_ERR_RMA_SYNC, "MPI_Win_wait without post");
     rc = MPI_Win_test(win, &flag);
-    B_EXPECT_CLASS(rc, MPI_ERR_RMA_SYNC, "MPI_Win_test without post");
-    window_still_works("wait and test without post");
+    EXPECT_CLASS(rc, MPI_ERR_RMA_SYNC, "MPI_Win_test without post");
+    fence_still_works("wait and test without post");
     tap_ok("MPI_Win_wait / MPI_Win_test without MPI_Win_post -> MPI_ERR_RMA_SYNC");
 
     /* Start twice inside an otherwise correct epoch. */
     static int64_t v;
     v = 1000 * ++nround + tap_rank;
-    B_OK(MPI_Win_post(g_left, 0, win), "MPI_Win_post");
-    B_OK(MPI_Win_start(g_right, 0, win), "MPI_Win_start");
+    EXPECT_OK(MPI_Win_post(g_left, 0, win), "MPI_Win_post");
+    EXPECT_OK(MPI_Win_start(g_right, 0, win), "MPI_Win_start");
     rc = MPI_Win_start(g_right, 0, win);
-    B_EXPECT_CLASS(rc, MPI_ERR_RMA_SYNC, "second MPI_Win_start");
-    B_OK(MPI_Put(&v, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, win), "MPI_Put");
-    B_OK(MPI_Win_complete(win), "MPI_Win_complete");
+    EXPECT_CLASS(rc, MPI_ERR_RMA_SYNC, "second MPI_Win_start");
+    EXPECT_OK(MPI_Put(&v, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, win), "MPI_Put");
+    EXPECT_OK(MPI_Win_complete(win), "MPI_Win_complete");
     if (rc == MPI_SUCCESS)
         MPI_Win_complete(win);
-    B_OK(MPI_Win_wait(win), "MPI_Win_wait");
-    TAP_CHECK(b_load64(base) == 1000 * nround + left, "epoch with a rejected second start "
-              "left %lld", (long long) b_load64(base));
+    EXPECT_OK(MPI_Win_wait(win), "MPI_Win_wait");
+    TAP_CHECK(load64(base) == 1000 * nround + left, "epoch with a rejected second start "
+              "left %lld", (long long) load64(base));
     tap_ok("MPI_Win_start twice -> MPI_ERR_RMA_SYNC, the epoch still completes");
 
     /* Post twice. */
     v = 1000 * ++nround + tap_rank;
-    B_OK(MPI_Win_post(g_left, 0, win), "MPI_Win_post");
+    EXPECT_OK(MPI_Win_post(g_left, 0, win), "MPI_Win_post");
     rc = MPI_Win_post(g_left, 0, win);
-    B_EXPECT_CLASS(rc, MPI_ERR_RMA_SYNC, "second MPI_Win_post");
-    B_OK(MPI_Win_start(g_right, 0, win), "MPI_Win_start");
-    B_OK(MPI_Put(&v, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, win), "MPI_Put");
-    B_OK(MPI_Win_complete(win), "MPI_Win_complete");
-    B_OK(MPI_Win_wait(win), "MPI_Win_wait");
-    TAP_CHECK(b_load64(base) == 1000 * nround + left, "epoch with a rejected second post "
-              "left %lld", (long long) b_load64(base));
+    EXPECT_CLASS(rc, MPI_ERR_RMA_SYNC, "second MPI_Win_post");
+    EXPECT_OK(MPI_Win_start(g_right, 0, win), "MPI_Win_start");
+    EXPECT_OK(MPI_Put(&v, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, win), "MPI_Put");
+    EXPECT_OK(MPI_Win_complete(win), "MPI_Win_complete");
+    EXPECT_OK(MPI_Win_wait(win), "MPI_Win_wait");
+    TAP_CHECK(load64(base) == 1000 * nround + left, "epoch with a rejected second post "
+              "left %lld", (long long) load64(base));
     tap_ok("MPI_Win_post twice -> MPI_ERR_RMA_SYNC, the epoch still completes");
 }
 
@@ -102,62 +104,62 @@ static void passive_target_errors(void)
     int rc;
     int64_t v = 0;
 
-    B_EXPECT_CLASS(MPI_Win_unlock_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all without lock_all");
-    B_EXPECT_CLASS(MPI_Win_unlock(right, win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock without lock");
-    B_EXPECT_CLASS(MPI_Win_flush(right, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush outside a lock epoch");
-    B_EXPECT_CLASS(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_all outside a lock epoch");
-    window_still_works("unlock/flush without lock");
+    EXPECT_CLASS(MPI_Win_unlock_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all without lock_all");
+    EXPECT_CLASS(MPI_Win_unlock(right, win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock without lock");
+    EXPECT_CLASS(MPI_Win_flush(right, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush outside a lock epoch");
+    EXPECT_CLASS(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_all outside a lock epoch");
+    fence_still_works("unlock/flush without lock");
     tap_ok("unlock_all, unlock, flush, flush_all without a lock -> MPI_ERR_RMA_SYNC");
 
-    B_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), "MPI_Win_lock");
+    EXPECT_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), "MPI_Win_lock");
     rc = MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win);
-    B_EXPECT_CLASS(rc, MPI_ERR_RMA_SYNC, "second MPI_Win_lock on the same target");
+    EXPECT_CLASS(rc, MPI_ERR_RMA_SYNC, "second MPI_Win_lock on the same target");
     if (rc == MPI_SUCCESS)
         MPI_Win_unlock(right, win);
     if (left != right)
-        B_EXPECT_CLASS(MPI_Win_flush(left, win), MPI_ERR_RMA_SYNC,
+        EXPECT_CLASS(MPI_Win_flush(left, win), MPI_ERR_RMA_SYNC,
                        "MPI_Win_flush to a target not locked");
     v = 7;
-    B_OK(MPI_Put(&v, 1, MPI_INT64_T, right, 1, 1, MPI_INT64_T, win), "MPI_Put");
-    B_OK(MPI_Win_unlock(right, win), "MPI_Win_unlock");
+    EXPECT_OK(MPI_Put(&v, 1, MPI_INT64_T, right, 1, 1, MPI_INT64_T, win), "MPI_Put");
+    EXPECT_OK(MPI_Win_unlock(right, win), "MPI_Win_unlock");
     MPI_Barrier(MPI_COMM_WORLD);
-    TAP_CHECK(b_load64(base + 1) == 7, "lock epoch around the errors left %lld",
-              (long long) b_load64(base + 1));
-    window_still_works("a second lock on a locked target");
+    TAP_CHECK(load64(base + 1) == 7, "lock epoch around the errors left %lld",
+              (long long) load64(base + 1));
+    fence_still_works("a second lock on a locked target");
     tap_ok("MPI_Win_lock on a target already locked, MPI_Win_flush to a target not locked "
            "-> MPI_ERR_RMA_SYNC");
 
-    B_OK(MPI_Win_lock_all(0, win), "MPI_Win_lock_all");
+    EXPECT_OK(MPI_Win_lock_all(0, win), "MPI_Win_lock_all");
     rc = MPI_Win_lock_all(0, win);
-    B_EXPECT_CLASS(rc, MPI_ERR_RMA_SYNC, "second MPI_Win_lock_all");
+    EXPECT_CLASS(rc, MPI_ERR_RMA_SYNC, "second MPI_Win_lock_all");
     if (rc == MPI_SUCCESS)
         MPI_Win_unlock_all(win);
     rc = MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win);
-    B_EXPECT_CLASS(rc, MPI_ERR_RMA_SYNC, "MPI_Win_lock while holding lock_all");
+    EXPECT_CLASS(rc, MPI_ERR_RMA_SYNC, "MPI_Win_lock while holding lock_all");
     if (rc == MPI_SUCCESS)
         MPI_Win_unlock(right, win);
-    B_OK(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");
-    window_still_works("lock_all twice");
+    EXPECT_OK(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");
+    fence_still_works("lock_all twice");
     tap_ok("MPI_Win_lock_all twice, MPI_Win_lock inside lock_all -> MPI_ERR_RMA_SYNC");
 
     /* Every rank holds a shared lock and calls fence: collective either way. */
-    B_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), "MPI_Win_lock");
+    EXPECT_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), "MPI_Win_lock");
     rc = MPI_Win_fence(0, win);
-    B_EXPECT_CLASS(rc, MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a lock epoch");
-    B_OK(MPI_Win_unlock(right, win), "MPI_Win_unlock");
+    EXPECT_CLASS(rc, MPI_ERR_RMA_SYNC, "MPI_Win_fence inside a lock epoch");
+    EXPECT_OK(MPI_Win_unlock(right, win), "MPI_Win_unlock");
     if (rc == MPI_SUCCESS)
         MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
     MPI_Barrier(MPI_COMM_WORLD);
-    window_still_works("fence inside a lock epoch");
+    fence_still_works("fence inside a lock epoch");
     tap_ok("MPI_Win_fence while a lock epoch is open -> MPI_ERR_RMA_SYNC");
 
-    B_EXPECT_CLASS(MPI_Win_lock(12345, right, 0, win), MPI_ERR_LOCKTYPE,
+    EXPECT_CLASS(MPI_Win_lock(12345, right, 0, win), MPI_ERR_LOCKTYPE,
                    "MPI_Win_lock with lock type 12345");
-    B_EXPECT_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, tap_size, 0, win), MPI_ERR_RANK,
+    EXPECT_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, tap_size, 0, win), MPI_ERR_RANK,
                    "MPI_Win_lock on rank nprocs");
-    B_EXPECT_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, -5, 0, win), MPI_ERR_RANK,
+    EXPECT_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, -5, 0, win), MPI_ERR_RANK,
                    "MPI_Win_lock on rank -5");
-    window_still_works("bad lock type and rank");
+    fence_still_works("bad lock type and rank");
     tap_ok("MPI_Win_lock with a bad lock type -> MPI_ERR_LOCKTYPE, bad rank -> MPI_ERR_RANK");
 }
 
@@ -167,20 +169,20 @@ static void assert_errors(void)
 
     /* Fence: every rank makes the same call, so an MPI that accepts it completes it. */
     rc = MPI_Win_fence(MPI_MODE_NOCHECK, win);
-    B_EXPECT_CLASS(rc, MPI_ERR_ASSERT, "MPI_Win_fence(MPI_MODE_NOCHECK)");
+    EXPECT_CLASS(rc, MPI_ERR_ASSERT, "MPI_Win_fence(MPI_MODE_NOCHECK)");
     rc = MPI_Win_fence(0x40000000, win);
-    B_EXPECT_CLASS(rc, MPI_ERR_ASSERT, "MPI_Win_fence(undefined bit)");
+    EXPECT_CLASS(rc, MPI_ERR_ASSERT, "MPI_Win_fence(undefined bit)");
     MPI_Barrier(MPI_COMM_WORLD);
-    window_still_works("fence with a bad assert");
+    fence_still_works("fence with a bad assert");
     tap_ok("MPI_Win_fence with MPI_MODE_NOCHECK or an undefined bit -> MPI_ERR_ASSERT");
 
     /* Post with an assertion only fence knows. */
     rc = MPI_Win_post(g_left, MPI_MODE_NOPRECEDE, win);
-    B_EXPECT_CLASS(rc, MPI_ERR_ASSERT, "MPI_Win_post(MPI_MODE_NOPRECEDE)");
+    EXPECT_CLASS(rc, MPI_ERR_ASSERT, "MPI_Win_post(MPI_MODE_NOPRECEDE)");
     if (rc == MPI_SUCCESS) {            /* close the exposure epoch it opened */
-        B_OK(MPI_Win_start(g_right, 0, win), "MPI_Win_start");
-        B_OK(MPI_Win_complete(win), "MPI_Win_complete");
-        B_OK(MPI_Win_wait(win), "MPI_Win_wait");
+        EXPECT_OK(MPI_Win_start(g_right, 0, win), "MPI_Win_start");
+        EXPECT_OK(MPI_Win_complete(win), "MPI_Win_complete");
+        EXPECT_OK(MPI_Win_wait(win), "MPI_Win_wait");
     }
     MPI_Barrier(MPI_COMM_WORLD);
     pscw_round(0, NULL);
@@ -189,15 +191,15 @@ static void assert_errors(void)
     /* Start with an assertion only post/fence know; the round then starts properly. */
     int start_rc = MPI_SUCCESS;
     pscw_round(MPI_MODE_NOPUT, &start_rc);
-    B_EXPECT_CLASS(start_rc, MPI_ERR_ASSERT, "MPI_Win_start(MPI_MODE_NOPUT)");
+    EXPECT_CLASS(start_rc, MPI_ERR_ASSERT, "MPI_Win_start(MPI_MODE_NOPUT)");
     tap_ok("MPI_Win_start(MPI_MODE_NOPUT) -> MPI_ERR_ASSERT");
 
     rc = MPI_Win_lock(MPI_LOCK_SHARED, right, MPI_MODE_NOSTORE, win);
-    B_EXPECT_CLASS(rc, MPI_ERR_ASSERT, "MPI_Win_lock(MPI_MODE_NOSTORE)");
+    EXPECT_CLASS(rc, MPI_ERR_ASSERT, "MPI_Win_lock(MPI_MODE_NOSTORE)");
     if (rc == MPI_SUCCESS)
         MPI_Win_unlock(right, win);
     MPI_Barrier(MPI_COMM_WORLD);
-    window_still_works("lock with a bad assert");
+    fence_still_works("lock with a bad assert");
     tap_ok("MPI_Win_lock(MPI_MODE_NOSTORE) -> MPI_ERR_ASSERT");
 }
 
@@ -209,12 +211,12 @@ static void unlock_other_target(void)
         tap_skip("MPI_Win_unlock of a target not locked while another is", "needs 3 ranks");
         return;
     }
-    B_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), "MPI_Win_lock");
-    B_EXPECT_CLASS(MPI_Win_unlock(left, win), MPI_ERR_RMA_SYNC,
+    EXPECT_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), "MPI_Win_lock");
+    EXPECT_CLASS(MPI_Win_unlock(left, win), MPI_ERR_RMA_SYNC,
                    "MPI_Win_unlock of a target not locked");
-    B_OK(MPI_Win_unlock(right, win), "MPI_Win_unlock");
+    EXPECT_OK(MPI_Win_unlock(right, win), "MPI_Win_unlock");
     MPI_Barrier(MPI_COMM_WORLD);
-    window_still_works("unlock of a target not locked");
+    fence_still_works("unlock of a target not locked");
     tap_ok("MPI_Win_unlock of a target not locked while another is -> MPI_ERR_RMA_SYNC");
 }
 
@@ -228,7 +230,7 @@ int main(int argc, char **argv)
     MPI_Group_incl(world, 1, &right, &g_right);
     MPI_Group_incl(world, 1, &left, &g_left);
     MPI_Group_free(&world);
-    win = b_win_allocate(2 * sizeof(int64_t), sizeof(int64_t), NULL, &base);
+    win = win_allocate_zeroed(2 * sizeof(int64_t), sizeof(int64_t), NULL, &base);
 
     active_target_errors();
     passive_target_errors();

@@ -99,6 +99,19 @@ static inline void tap_skip(const char *desc, const char *reason)
     tap_local_fail = 0;
 }
 
+/* Print a TAP diagnostic ("# ...") from rank 0. */
+#define TAP_DIAG(...) do { \
+        if (tap_rank == 0) { printf("# " __VA_ARGS__); printf("\n"); fflush(stdout); } \
+    } while (0)
+
+/* The size of a run (iterations, epochs): `dflt` unless env `name` gives a positive one. */
+static inline int tap_env_int(const char *name, int dflt)
+{
+    const char *e = getenv(name);
+    int v = e ? atoi(e) : 0;
+    return v > 0 ? v : dflt;
+}
+
 static inline int tap_done(void)
 {
     MPI_Finalize();

@@ -17,7 +17,10 @@
  * target checks every byte.  A progress thread serves that stream from sockets that
  * stay readable between its wake-ups, where an unread-data guard must not stall it.
  */
-#include "common_b.h"
+#include "tap.h"
+#include "windows.h"
+#include "wait.h"
+#include "errcheck.h"
 
 enum { COUNT = 0, SLOTS = 1 };     /* COUNT: accumulated by all; SLOTS + o: origin o's */
 
@@ -31,41 +34,41 @@ static void run(const char *alg, int create)
     MPI_Win win;
     if (create) {
         mem = calloc((size_t) bytes, 1);
-        win = b_win_create(mem, bytes, sizeof(int64_t), alg);
+        win = win_create_zeroed(mem, bytes, sizeof(int64_t), alg);
         base = mem;
     } else {
-        win = b_win_allocate(bytes, sizeof(int64_t), alg, &base);
+        win = win_allocate_zeroed(bytes, sizeof(int64_t), alg, &base);
     }
 
     double done = 0, stop = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     if (tap_rank == t) {
-        stop = b_compute(compute_secs);
+        stop = compute_without_mpi(compute_secs);
     } else {
         const int64_t one = 1;
         for (int j = 1; j <= rounds; j++) {
             int64_t v = tap_rank * 1000 + j, got = -1, got2 = -1;
-            B_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win), "MPI_Win_lock(EXCLUSIVE)");
-            B_OK(MPI_Put(&v, 1, MPI_INT64_T, t, SLOTS + tap_rank, 1, MPI_INT64_T, win),
+            EXPECT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win), "MPI_Win_lock(EXCLUSIVE)");
+            EXPECT_OK(MPI_Put(&v, 1, MPI_INT64_T, t, SLOTS + tap_rank, 1, MPI_INT64_T, win),
                  "MPI_Put");
-            B_OK(MPI_Win_flush(t, win), "MPI_Win_flush");
-            B_OK(MPI_Get(&got, 1, MPI_INT64_T, t, SLOTS + tap_rank, 1, MPI_INT64_T, win),
+            EXPECT_OK(MPI_Win_flush(t, win), "MPI_Win_flush");
+            EXPECT_OK(MPI_Get(&got, 1, MPI_INT64_T, t, SLOTS + tap_rank, 1, MPI_INT64_T, win),
                  "MPI_Get");
-            B_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock");
+            EXPECT_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock");
             TAP_CHECK(got == v, "round %d: exclusive get read %lld, expected %lld", j,
                       (long long) got, (long long) v);
 
-            B_OK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win), "MPI_Win_lock(SHARED)");
-            B_OK(MPI_Get(&got2, 1, MPI_INT64_T, t, SLOTS + tap_rank, 1, MPI_INT64_T, win),
+            EXPECT_OK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win), "MPI_Win_lock(SHARED)");
+            EXPECT_OK(MPI_Get(&got2, 1, MPI_INT64_T, t, SLOTS + tap_rank, 1, MPI_INT64_T, win),
                  "MPI_Get");
-            B_OK(MPI_Accumulate(&one, 1, MPI_INT64_T, t, COUNT, 1, MPI_INT64_T, MPI_SUM, win),
+            EXPECT_OK(MPI_Accumulate(&one, 1, MPI_INT64_T, t, COUNT, 1, MPI_INT64_T, MPI_SUM, win),
                  "MPI_Accumulate");
-            B_OK(MPI_Win_flush(t, win), "MPI_Win_flush");
-            B_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock");
+            EXPECT_OK(MPI_Win_flush(t, win), "MPI_Win_flush");
+            EXPECT_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock");
             TAP_CHECK(got2 == v, "round %d: shared get read %lld, expected %lld", j,
                       (long long) got2, (long long) v);
         }
-        done = b_now();
+        done = now_s();
     }
     MPI_Barrier(MPI_COMM_WORLD);
 
@@ -77,14 +80,14 @@ static void run(const char *alg, int create)
     MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &last, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (tap_rank == t) {
-        TAP_CHECK(b_load64(base + COUNT) == (int64_t) rounds * (tap_size - 1),
-                  "accumulated COUNT is %lld, expected %d", (long long) b_load64(base + COUNT),
+        TAP_CHECK(load64(base + COUNT) == (int64_t) rounds * (tap_size - 1),
+                  "accumulated COUNT is %lld, expected %d", (long long) load64(base + COUNT),
                   rounds * (tap_size - 1));
         for (int o = 1; o < tap_size; o++)
-            TAP_CHECK(b_load64(base + SLOTS + o) == o * 1000 + rounds, "slot of origin %d "
-                      "is %lld", o, (long long) b_load64(base + SLOTS + o));
+            TAP_CHECK(load64(base + SLOTS + o) == o * 1000 + rounds, "slot of origin %d "
+                      "is %lld", o, (long long) load64(base + SLOTS + o));
     }
-    B_DIAG("%s, %s: origins finished %+.3f .. %+.3f s from the target's stop (< 0: before)",
+    TAP_DIAG("%s, %s: origins finished %+.3f .. %+.3f s from the target's stop (< 0: before)",
            alg, create ? "MPI_Win_create" : "MPI_Win_allocate", first - stop, last - stop);
     MPI_Win_free(&win);
     free(mem);
@@ -116,18 +119,18 @@ static void run_bulk(void)
     double done = 0, stop = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     if (tap_rank == t) {
-        stop = b_compute(compute_secs);
+        stop = compute_without_mpi(compute_secs);
     } else {
         MPI_Aint disp = (MPI_Aint) (part * (size_t) tap_rank);
-        B_OK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win), "MPI_Win_lock(SHARED)");
+        EXPECT_OK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win), "MPI_Win_lock(SHARED)");
         for (int b = 0; b < BULK_BLOCKS; b++) {
-            B_OK(MPI_Put(src + (size_t) b * BULK_BLOCK, BULK_BLOCK, MPI_BYTE, t,
+            EXPECT_OK(MPI_Put(src + (size_t) b * BULK_BLOCK, BULK_BLOCK, MPI_BYTE, t,
                          disp + (MPI_Aint) b * BULK_BLOCK, BULK_BLOCK, MPI_BYTE, win), "MPI_Put");
             if (b % BULK_PER_FLUSH == BULK_PER_FLUSH - 1)
-                B_OK(MPI_Win_flush(t, win), "MPI_Win_flush");
+                EXPECT_OK(MPI_Win_flush(t, win), "MPI_Win_flush");
         }
-        B_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock");
-        done = b_now();
+        EXPECT_OK(MPI_Win_unlock(t, win), "MPI_Win_unlock");
+        done = now_s();
     }
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Bcast(&stop, 1, MPI_DOUBLE, t, MPI_COMM_WORLD);

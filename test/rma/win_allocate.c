@@ -13,7 +13,9 @@
  * lands at an address rounded down to 16 bytes, in the previous rank's memory.
  */
 #include <stddef.h>
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
+#include "windows.h"
 
 static MPI_Aint size_of(int rank, int round)
 {

@@ -11,7 +11,8 @@
  *    neighbour, then MPI_Win_sync + barrier, are seen by the owner's loads and read
  *    back by MPI_Get; and an MPI_Put is seen by plain loads through the pointer.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
 
 static MPI_Aint size_of(int rank, int layout)
 {

@@ -5,7 +5,7 @@
  * MPI_WIN_DISP_UNIT (1 for dynamic), MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL ==
  * MPI_WIN_UNIFIED.  The answers stay right after the window has been used.
  */
-#include "common_a.h"
+#include "tap.h"
 
 static const char *flavor_name[] = { "create", "allocate", "allocate_shared", "dynamic" };
 static const int flavor_const[] = { MPI_WIN_FLAVOR_CREATE, MPI_WIN_FLAVOR_ALLOCATE,

@@ -5,7 +5,8 @@
  * context, so an implementation that names shared state after it would mix them up),
  * under lock, lock_all and fence; its group has one member.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
 
 #define N 64
 

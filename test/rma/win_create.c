@@ -8,7 +8,8 @@
  *  - several windows alive at once, freed in an order other than creation's, each one
  *    moving its own data.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
 
 #define N 256                           /* ints per rank */
 

@@ -11,7 +11,8 @@
  *    addition, are reachable once their addresses are exchanged again;
  *  - after detach and MPI_Win_free the memory is the user's, with its data.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
 
 #define NREG 3
 #define GUARD 64

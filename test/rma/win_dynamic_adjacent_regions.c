@@ -7,7 +7,9 @@
  * region is detached, the spanning put fails too and the guards and the detached
  * half keep their sentinels.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
+#include "errcheck.h"
 
 #define M 1024              /* ints per region */
 #define G 16                /* ints of guard on each side */

@@ -10,7 +10,8 @@
  *    that window and a code of class MPI_ERR_RANK;
  *  - the handler survives MPI_Errhandler_free while it is set.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "errcheck.h"
 
 static int calls, last_code;
 static MPI_Win last_win;

@@ -9,7 +9,7 @@
  */
 #include <spawn.h>
 #include <sys/wait.h>
-#include "common_a.h"
+#include "tap.h"
 
 extern char **environ;
 

@@ -4,7 +4,7 @@
  * communicator (MPI_IDENT to that, MPI_UNEQUAL to the world) and on MPI_COMM_SELF;
  * each call gives a group the caller frees.
  */
-#include "common_a.h"
+#include "tap.h"
 
 static const char *flavor_name[] = { "create", "allocate", "allocate_shared", "dynamic" };
 

@@ -5,7 +5,8 @@
  * it can be freed), that MPI_Win_set_info with a key accepts it, that get_info
  * afterwards again returns a valid info object, and that the window still moves data.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
 
 static const char *flavor_name[] = { "create", "allocate", "allocate_shared", "dynamic" };
 

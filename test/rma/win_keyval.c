@@ -9,7 +9,7 @@
  *  - two keys on one window and one key on two windows keep their values apart;
  *  - a keyval freed while still attached keeps working until the attribute goes.
  */
-#include "common_a.h"
+#include "tap.h"
 
 struct del_log {
     int calls;

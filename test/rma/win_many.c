@@ -13,7 +13,8 @@
  * stored in it.  Under MPICH the limit comes at about 2040 windows, below the 4096
  * windows a process keeps mailboxes for over ofi, so those do not run out.
  */
-#include "common_b.h"
+#include "tap.h"
+#include "errcheck.h"
 
 enum { CAP = 4200, RANK0_EXTRA_COMMS = 5 };
 
@@ -23,9 +24,9 @@ static void check_fop(MPI_Win win, int64_t want, const char *which)
     const int64_t one = 1;
     int64_t old = -1;
     int peer = (tap_rank + 1) % tap_size;
-    B_OK(MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, win), "MPI_Win_lock");
-    B_OK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, peer, 0, MPI_SUM, win), "MPI_Fetch_and_op");
-    B_OK(MPI_Win_unlock(peer, win), "MPI_Win_unlock");
+    EXPECT_OK(MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, win), "MPI_Win_lock");
+    EXPECT_OK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, peer, 0, MPI_SUM, win), "MPI_Fetch_and_op");
+    EXPECT_OK(MPI_Win_unlock(peer, win), "MPI_Win_unlock");
     TAP_CHECK(old == want, "fetch-and-op on the %s window returned %lld, expected %lld", which,
               (long long) old, (long long) want);
 }
@@ -37,7 +38,7 @@ static int make(MPI_Win *win, int64_t i)
     int rc = MPI_Win_allocate(sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD,
                               &base, win);
     if (rc != MPI_SUCCESS)
-        return b_class(rc);
+        return errclass_of(rc);
     *base = i;
     return MPI_SUCCESS;
 }
@@ -59,7 +60,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if (tap_rank == 0)
         for (int i = 0; i < RANK0_EXTRA_COMMS; i++)
-            B_OK(MPI_Comm_dup(MPI_COMM_SELF, &extra[i]), "MPI_Comm_dup");
+            EXPECT_OK(MPI_Comm_dup(MPI_COMM_SELF, &extra[i]), "MPI_Comm_dup");
 
     int made = 0, cls = MPI_SUCCESS;
     while (made < CAP && (cls = make(&wins[made], made)) == MPI_SUCCESS)
@@ -70,9 +71,9 @@ int main(int argc, char **argv)
     TAP_CHECK(same_everywhere(made), "the ranks made different numbers of windows (here %d)",
               made);
     TAP_CHECK(cls != MPI_SUCCESS && same_everywhere(cls), "the failed creation returned "
-              "class %s here, not one class on every rank", b_class_name(cls));
+              "class %s here, not one class on every rank", errclass_name(cls));
     tap_ok("%d windows made, the next refused on every rank with %s", made,
-           b_class_name(cls));
+           errclass_name(cls));
 
     if (made > 0) {
         check_fop(wins[0], 0, "first");
@@ -82,11 +83,11 @@ int main(int argc, char **argv)
 
     if (made > 1) {
         const int64_t again = 7 * CAP;
-        B_OK(MPI_Win_free(&wins[made / 2]), "MPI_Win_free");
+        EXPECT_OK(MPI_Win_free(&wins[made / 2]), "MPI_Win_free");
         cls = make(&wins[made / 2], again);
         TAP_CHECK(cls == MPI_SUCCESS, "a window made after a free failed with class %s",
-                  b_class_name(cls));
-        B_OK(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+                  errclass_name(cls));
+        EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
         if (cls == MPI_SUCCESS)
             check_fop(wins[made / 2], again, "remade");
         else
@@ -96,7 +97,7 @@ int main(int argc, char **argv)
 
     for (int i = 0; i < made; i++)
         if (wins[i] != MPI_WIN_NULL)
-            B_OK(MPI_Win_free(&wins[i]), "MPI_Win_free");
+            EXPECT_OK(MPI_Win_free(&wins[i]), "MPI_Win_free");
     if (tap_rank == 0)
         for (int i = 0; i < RANK0_EXTRA_COMMS; i++)
             MPI_Comm_free(&extra[i]);

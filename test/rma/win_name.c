@@ -4,7 +4,7 @@
  * replaces it; a name of MPI_MAX_OBJECT_NAME-1 characters is kept whole; names of
  * different windows (and of different ranks of one window) are independent.
  */
-#include "common_a.h"
+#include "tap.h"
 
 static const char *flavor_name[] = { "create", "allocate", "allocate_shared", "dynamic" };
 

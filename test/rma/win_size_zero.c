@@ -10,7 +10,9 @@
  *    window with nothing attached: fence, lock/unlock, lock_all/unlock_all and free
  *    all work.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
+#include "windows.h"
 
 #define N 32
 

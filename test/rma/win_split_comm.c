@@ -12,7 +12,9 @@
  *    after (MPI lets windows outlive it): both windows keep working, and a fence
  *    ring on the second one moves the right data.
  */
-#include "common_a.h"
+#include "tap.h"
+#include "pattern.h"
+#include "windows.h"
 
 #define SLOT 8
 

@@ -5,7 +5,9 @@ unit_tests = test/unit/layout_flatten
 
 # The datatype flattener, checked byte for byte against MPI_Pack.
 test_unit_layout_flatten_SOURCES = test/unit/layout_flatten.c \
-	src/binding/mpi/datatype.c src/binding/mpi/datatype.h
+	src/binding/mpi/datatype.c src/binding/mpi/datatype.h \
+	src/binding/mpi/datatype_impl.h src/binding/mpi/datatype_named.c \
+	src/binding/mpi/datatype_decode.c src/binding/mpi/datatype_flat.c
 test_unit_layout_flatten_LDADD = $(MPI_LIBS)
 
 unit_tests += test/unit/reduce_kernels

@@ -10,6 +10,10 @@ librmaib_mpi_la_SOURCES += \
 	src/binding/mpi/errors.c \
 	src/binding/mpi/datatype.h \
 	src/binding/mpi/datatype.c \
+	src/binding/mpi/datatype_impl.h \
+	src/binding/mpi/datatype_named.c \
+	src/binding/mpi/datatype_decode.c \
+	src/binding/mpi/datatype_flat.c \
 	src/binding/mpi/win.c \
 	src/binding/mpi/rma.c \
 	src/binding/mpi/sync.c \

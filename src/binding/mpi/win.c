@@ -118,36 +118,10 @@ static int dup_acquire(MPI_Comm comm, rmaib_mpi_dup_t **out)
 
 /* ---------------------------------------------------------------- creation */
 
-static int create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                  void *base, void *baseptr, MPI_Win *win)
+/* rmaib's window behind bw, with the lock algorithm and layout the info asks for. */
+static int create_core(rmaib_mpi_win_t *bw, int flavor, MPI_Aint size, int disp_unit,
+                       MPI_Info info, void *base, int rank, int nranks)
 {
-    int rank, nranks, rc;
-    if (comm == MPI_COMM_NULL)
-        return rmaib_mpi_comm_error(MPI_COMM_WORLD, MPI_ERR_COMM);
-    if (!win)
-        return rmaib_mpi_comm_error(comm, MPI_ERR_ARG);
-    if (size < 0)
-        return rmaib_mpi_comm_error(comm, rmaib_mpi_code(RMAIB_ERR_SIZE));
-    if (disp_unit <= 0)
-        return rmaib_mpi_comm_error(comm, rmaib_mpi_code(RMAIB_ERR_DISP));
-
-    rmaib_mpi_win_t *bw = calloc(1, sizeof *bw);
-    if (!bw)
-        return rmaib_mpi_comm_error(comm, MPI_ERR_NO_MEM);
-    rc = dup_acquire(comm, &bw->dup);
-    if (rc != MPI_SUCCESS) {
-        free(bw);
-        return rmaib_mpi_comm_error(comm, rc);
-    }
-    bw->comm = bw->dup->comm;
-    PMPI_Comm_rank(bw->comm, &rank);
-    PMPI_Comm_size(bw->comm, &nranks);
-
-    rmaib_mpi_host_register();
-    rmaib_init();
-    /* Build the predefined-type table now, not in a window's first operation: a
-     * latency loop's warm-up should not pay for flattening every named type. */
-    (void) rmaib_mpi_layout_named(MPI_BYTE);
     rmaib_win_args_t a = {
         .flavor = flavor, .hcomm = &bw->dup->comm, .rank = rank, .nranks = nranks,
         .base = base, .size = (size_t) size, .disp_unit = disp_unit,
@@ -160,48 +134,110 @@ static int create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_C
         a.lock_alg = RMAIB_LOCKALG_TAS;
 
     int rerr = rmaib_win_create(&a, &bw->core);
-    if (rerr != RMAIB_OK) {
-        dup_release(bw->dup);
-        free(bw);
-        return rmaib_mpi_comm_error(comm, rmaib_mpi_code(rerr));
-    }
-    /* The shadow is local, and it can fail on some ranks only: with MPICH each one
-     * takes a context id, of which a process has 2048, so a rank holding more
-     * communicators than its peers runs out first.  Every rank learns the worst
-     * class, so all fail together and free rmaib's window (a collective call)
-     * together; a rank that failed alone had waited in that free for the others. */
-    bw->shadow = MPI_WIN_NULL;
-    rc = PMPI_Win_create(NULL, 0, 1, info, MPI_COMM_SELF, &bw->shadow);
-    int inserted = rc == MPI_SUCCESS && (rc = rmaib_mpi_win_insert(bw)) == MPI_SUCCESS;
+    return rerr == RMAIB_OK ? MPI_SUCCESS : rmaib_mpi_code(rerr);
+}
+
+/* The host's window that stands for bw (it carries names, keyvals, error handlers).
+ * The shadow is local, and it can fail on some ranks only: with MPICH each one
+ * takes a context id, of which a process has 2048, so a rank holding more
+ * communicators than its peers runs out first.  Every rank learns the worst
+ * class, so all fail together and free rmaib's window (a collective call)
+ * together; a rank that failed alone had waited in that free for the others. */
+static int create_shadow(rmaib_mpi_win_t *bw, MPI_Info info, int *inserted)
+{
     int mine = MPI_SUCCESS, worst = MPI_SUCCESS;
+    int rc = PMPI_Win_create(NULL, 0, 1, info, MPI_COMM_SELF, &bw->shadow);
+    *inserted = rc == MPI_SUCCESS && (rc = rmaib_mpi_win_insert(bw)) == MPI_SUCCESS;
     if (rc != MPI_SUCCESS)
         PMPI_Error_class(rc, &mine);
     int arc = PMPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, bw->comm);
-    if (arc != MPI_SUCCESS || worst != MPI_SUCCESS) {
-        if (inserted)
-            rmaib_mpi_win_remove(bw->shadow);
-        if (bw->shadow != MPI_WIN_NULL)
-            PMPI_Win_free(&bw->shadow);
-        rmaib_win_free(bw->core);
-        dup_release(bw->dup);
-        free(bw);
-        return rmaib_mpi_comm_error(comm, rc != MPI_SUCCESS ? rc : arc != MPI_SUCCESS ? arc
-                                    : worst);
-    }
+    if (arc == MPI_SUCCESS && worst == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    return rc != MPI_SUCCESS ? rc : arc != MPI_SUCCESS ? arc : worst;
+}
+
+/* The predefined attributes rmaib answers itself. */
+static void set_attrs(rmaib_mpi_win_t *bw, int flavor)
+{
     bw->attr_base = rmaib_win_base(bw->core);
     bw->attr_size = (MPI_Aint) rmaib_win_size(bw->core);
     bw->attr_disp_unit = rmaib_win_disp_unit(bw->core);
     bw->attr_flavor = mpi_flavor(flavor);
     bw->attr_model = MPI_WIN_UNIFIED;
+}
+
+static void say_created(const rmaib_mpi_win_t *bw, int flavor, MPI_Aint size, int nranks)
+{
+    rmaib_host_say("rmaib: window flavor=%s size=%zu disp_unit=%d ranks=%d backend=%s lock=%s",
+                   flavor_name(flavor), (size_t) size, bw->attr_disp_unit, nranks,
+                   rmaib_win_describe(bw->core),
+                   rmaib_win_lock_alg(bw->core) == RMAIB_LOCKALG_MCS ? MPIX_RMAIB_LOCK_MCS
+                   : MPIX_RMAIB_LOCK_TAS);
+}
+
+static int create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                  void *base, void *baseptr, MPI_Win *win)
+{
+    int rank, nranks, rc, inserted = 0;
+    rmaib_mpi_win_t *bw = NULL;
+
+    if (comm == MPI_COMM_NULL)
+        return rmaib_mpi_comm_error(MPI_COMM_WORLD, MPI_ERR_COMM);
+    if (!win)
+        return rmaib_mpi_comm_error(comm, MPI_ERR_ARG);
+    if (size < 0)
+        return rmaib_mpi_comm_error(comm, rmaib_mpi_code(RMAIB_ERR_SIZE));
+    if (disp_unit <= 0)
+        return rmaib_mpi_comm_error(comm, rmaib_mpi_code(RMAIB_ERR_DISP));
+
+    bw = calloc(1, sizeof *bw);
+    if (!bw) {
+        rc = MPI_ERR_NO_MEM;
+        goto fn_fail;
+    }
+    bw->shadow = MPI_WIN_NULL;
+    rc = dup_acquire(comm, &bw->dup);
+    if (rc != MPI_SUCCESS)
+        goto fn_fail;
+    bw->comm = bw->dup->comm;
+    PMPI_Comm_rank(bw->comm, &rank);
+    PMPI_Comm_size(bw->comm, &nranks);
+
+    rmaib_mpi_host_register();
+    rmaib_init();
+    /* Build the predefined-type table now, not in a window's first operation: a
+     * latency loop's warm-up should not pay for flattening every named type. */
+    (void) rmaib_mpi_layout_named(MPI_BYTE);
+    rc = create_core(bw, flavor, size, disp_unit, info, base, rank, nranks);
+    if (rc != MPI_SUCCESS)
+        goto fn_fail;
+    rc = create_shadow(bw, info, &inserted);
+    if (rc != MPI_SUCCESS)
+        goto fn_fail;
+
+    set_attrs(bw, flavor);
     if (baseptr)
         *(void **) baseptr = bw->attr_base;
     *win = bw->shadow;
     if (rmaib_config.verbose)
-        rmaib_host_say("rmaib: window flavor=%s size=%zu disp_unit=%d ranks=%d backend=%s lock=%s",
-                       flavor_name(flavor), (size_t) size, bw->attr_disp_unit, nranks,
-                       rmaib_win_describe(bw->core),
-                       rmaib_win_lock_alg(bw->core) == RMAIB_LOCKALG_MCS ? MPIX_RMAIB_LOCK_MCS : MPIX_RMAIB_LOCK_TAS);
-    return MPI_SUCCESS;
+        say_created(bw, flavor, size, nranks);
+
+  fn_exit:
+    return rc;
+  fn_fail:
+    if (bw) {
+        if (inserted)
+            rmaib_mpi_win_remove(bw->shadow);
+        if (bw->shadow != MPI_WIN_NULL)
+            PMPI_Win_free(&bw->shadow);
+        if (bw->core)
+            rmaib_win_free(bw->core);
+        if (bw->dup)
+            dup_release(bw->dup);
+        free(bw);
+    }
+    rc = rmaib_mpi_comm_error(comm, rc);
+    goto fn_exit;
 }
 
 int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,

@@ -1,141 +1,14 @@
 /*
- * Helpers shared by the block A tests (windows, data movement, attributes, errors):
- * data patterns that name their origin, target and index, a sentinel for bytes
- * nobody may touch, local access to one's own window memory, error-class checks,
- * and a table of derived datatypes together with the byte offsets of their
- * elements, computed here independently of MPI so that a misplaced element is seen.
+ * A table of derived datatypes made of MPI_INTs (contiguous, vector, hvector,
+ * indexed, hindexed, indexed_block, hindexed_block, struct with gaps, resized with
+ * a negative lower bound and with a stretched extent, subarray, darray, dup),
+ * together with the byte offsets of their elements, computed here by hand from the
+ * constructors' arguments, independently of MPI, so that a misplaced element is seen.
  */
-#ifndef RMAIB_TEST_COMMON_A_H
-#define RMAIB_TEST_COMMON_A_H
+#ifndef RMAIB_TEST_DTYPES_H
+#define RMAIB_TEST_DTYPES_H
 
-#include <sched.h>
-#include <stdint.h>
 #include "tap.h"
-
-/* Value no test ever writes: every byte outside a transfer must still hold it. */
-#define SENT_INT ((int) 0xDEADBEEF)
-#define SENT_BYTE 0xA5
-
-/* A positive int unique for (origin, target, slot, index) with up to 64 ranks,
- * 1024 slots and 64 elements per slot; never equal to SENT_INT. */
-static inline int pat(int o, int t, int slot, int j)
-{
-    return 1 + (((o * 64 + t) * 1024 + slot % 1024) * 64 + j % 64);
-}
-
-/* A byte for (origin, target, index); never SENT_BYTE. */
-static inline unsigned char bpat(int o, int t, long i)
-{
-    unsigned v = (unsigned) (o * 131 + t * 29 + i * 7 + (i >> 8) * 13 + (i >> 16) * 3) % 254u;
-    return (unsigned char) (v >= SENT_BYTE ? v + 1 : v);
-}
-
-static inline void fill_int(int *p, size_t n, int v)
-{
-    for (size_t i = 0; i < n; i++)
-        p[i] = v;
-}
-
-/* Index of the first int in p[0..n) that is not v, or -1. */
-static inline long find_not_int(const int *p, size_t n, int v)
-{
-    for (size_t i = 0; i < n; i++)
-        if (p[i] != v)
-            return (long) i;
-    return -1;
-}
-
-static inline long find_not_byte(const unsigned char *p, size_t n, unsigned char v)
-{
-    for (size_t i = 0; i < n; i++)
-        if (p[i] != v)
-            return (long) i;
-    return -1;
-}
-
-/* Local load/store access to one's own window memory, bracketed by a lock on
- * oneself so that the public and private copies agree (MPI-3 §11.5.5). */
-static inline void self_begin(MPI_Win win, int lock_type)
-{
-    int me;
-    MPI_Group g;
-    MPI_Win_get_group(win, &g);
-    MPI_Group_rank(g, &me);
-    MPI_Group_free(&g);
-    MPI_Win_lock(lock_type, me, 0, win);
-    MPI_Win_sync(win);
-}
-
-static inline void self_end(MPI_Win win)
-{
-    int me;
-    MPI_Group g;
-    MPI_Win_get_group(win, &g);
-    MPI_Group_rank(g, &me);
-    MPI_Group_free(&g);
-    MPI_Win_sync(win);
-    MPI_Win_unlock(me, win);
-}
-
-/* A short pause for polling loops: the tests run 8 ranks on 2 cores. */
-static inline void poll_pause(void)
-{
-    sched_yield();
-    usleep(50);
-}
-
-/* MPI_Waitall with a real status array: gcc 12 warns (stringop-overflow) on
- * MPI_STATUSES_IGNORE against MPICH's prototype. */
-static inline int waitall(int n, MPI_Request *req)
-{
-    MPI_Status *st = malloc((size_t) (n > 0 ? n : 1) * sizeof(MPI_Status));
-    int rc = MPI_Waitall(n, req, st);
-    free(st);
-    return rc;
-}
-
-static inline const char *errclass_name(int c)
-{
-    switch (c) {
-    case MPI_SUCCESS: return "MPI_SUCCESS";
-    case MPI_ERR_RMA_SYNC: return "MPI_ERR_RMA_SYNC";
-    case MPI_ERR_RMA_RANGE: return "MPI_ERR_RMA_RANGE";
-    case MPI_ERR_RMA_ATTACH: return "MPI_ERR_RMA_ATTACH";
-    case MPI_ERR_RMA_FLAVOR: return "MPI_ERR_RMA_FLAVOR";
-    case MPI_ERR_RMA_CONFLICT: return "MPI_ERR_RMA_CONFLICT";
-    case MPI_ERR_RMA_SHARED: return "MPI_ERR_RMA_SHARED";
-    case MPI_ERR_RANK: return "MPI_ERR_RANK";
-    case MPI_ERR_COUNT: return "MPI_ERR_COUNT";
-    case MPI_ERR_TYPE: return "MPI_ERR_TYPE";
-    case MPI_ERR_LOCKTYPE: return "MPI_ERR_LOCKTYPE";
-    case MPI_ERR_ASSERT: return "MPI_ERR_ASSERT";
-    case MPI_ERR_ARG: return "MPI_ERR_ARG";
-    case MPI_ERR_DISP: return "MPI_ERR_DISP";
-    case MPI_ERR_WIN: return "MPI_ERR_WIN";
-    case MPI_ERR_OTHER: return "MPI_ERR_OTHER";
-    case MPI_ERR_INTERN: return "MPI_ERR_INTERN";
-    case MPI_ERR_BUFFER: return "MPI_ERR_BUFFER";
-    case MPI_ERR_SIZE: return "MPI_ERR_SIZE";
-    default: return "(other class)";
-    }
-}
-
-static inline int errclass_of(int rc)
-{
-    int c = rc;
-    if (rc != MPI_SUCCESS)
-        MPI_Error_class(rc, &c);
-    return c;
-}
-
-/* Record a failure unless rc has the error class want. */
-#define EXPECT_CLASS(rc, want, what) do {                                                \
-        int got_ = errclass_of(rc);                                                      \
-        TAP_CHECK(got_ == (want), "%s: got %s (%d), want %s", (what),                    \
-                  errclass_name(got_), got_, errclass_name(want));                       \
-    } while (0)
-
-/* ---- derived datatypes with known layouts ----------------------------------- */
 
 /* A datatype made of MPI_INTs, and where its ints lie: off[i] is the byte offset of
  * the i-th int of its type map (in type-map order, may be negative), computed by
