@@ -9,4 +9,6 @@ librmaib_core_la_SOURCES += \
 	src/base/reduce.h \
 	src/base/reduce.c \
 	src/base/atomic_cpu.h \
-	src/base/atomic_cpu.c
+	src/base/atomic_cpu.c \
+	src/base/ptracer.h \
+	src/base/ptracer.c

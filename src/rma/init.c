@@ -2,8 +2,6 @@
  * Process-wide set-up of the core: the RMAIB_* variables, the transports' hooks
  * for every wait, and the host waits that serve the transports (rmaib_poll*).
  */
-#define _GNU_SOURCE
-#include <sys/prctl.h>
 #include "rma_impl.h"
 #include "base/config.h"
 
@@ -17,11 +15,6 @@ int rmaib_init(void)
     if (rc != RMAIB_OK)
         return rc;
     rmaib_transport_init();
-    /* Peers on this node reach MPI_Win_create and dynamic-window memory with
-     * process_vm_readv/writev, which Yama may restrict to descendants. */
-#ifdef PR_SET_PTRACER
-    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-#endif
     initialized = 1;
     return RMAIB_OK;
 }

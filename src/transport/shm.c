@@ -26,6 +26,8 @@
 #include "rmaib_win.h"
 #include "rmaib_host.h"
 #include "base/atomic_cpu.h"
+#include "base/config.h"
+#include "base/ptracer.h"
 
 typedef struct shm_peer {
     char *ctrl;         /* peer's control block, mapped */
@@ -46,6 +48,7 @@ typedef struct shm_win {
 typedef struct shm_hello {
     int status;         /* RMAIB_OK or the leader's error */
     char name[SHM_NAME_LEN];
+    int64_t anc[RMAIB_PTRACER_DEPTH]; /* this rank's ancestors, where Yama asks for them */
 } shm_hello_t;
 
 static unsigned long shm_seq;
@@ -135,6 +138,41 @@ static int shm_map(shm_win_t *s, int fd, const char *name)
     return rc;
 }
 
+/* Does this window reach a local peer's memory with process_vm_* (memory the user
+ * brought), on a kernel whose Yama lets only named processes do that to us? */
+static int cma_needs_ptracer(const rmaib_win_t *w, int has_data)
+{
+    static _Atomic int scope = -2;
+    int local = 0;
+    for (int r = 0; r < w->nranks; r++)
+        local += w->peers[r].node == w->mynode;
+    if (has_data || local < 2)
+        return 0;
+    if (scope == -2)
+        scope = rmaib_yama_scope(RMAIB_YAMA_SCOPE_PATH);
+    return scope == 1;
+}
+
+/* Let the node's ranks attach to us: name their nearest common ancestor (the
+ * launcher) as our ptracer, or anyone if they have none within reach. */
+static void cma_allow_peers(const rmaib_win_t *w, const shm_hello_t *hellos, const int64_t *mine)
+{
+    int n = 0, idx = -1;
+    int64_t *chains = malloc(sizeof hellos->anc * (size_t) w->nranks);
+    for (int r = 0; chains && r < w->nranks; r++)
+        if (w->peers[r].node == w->mynode)
+            memcpy(chains + (size_t) RMAIB_PTRACER_DEPTH * n++, hellos[r].anc, sizeof hellos->anc);
+    if (chains)
+        idx = rmaib_ptracer_pick(mine, chains, n);
+    free(chains);
+    if (rmaib_ptracer_allow(mine, idx) != 0)
+        rmaib_host_say("rmaib: prctl(PR_SET_PTRACER) failed: %s; local peers may not reach "
+                       "this window's memory", strerror(errno));
+    else if (rmaib_config.verbose)
+        rmaib_host_say("rmaib: Yama ptrace_scope 1: %s may attach to this process",
+                       idx < 0 ? "any process of this user" : "the ranks' launcher and its descendants");
+}
+
 /* Each local peer's control block and data, as mapped; and the window's. */
 static void shm_fill_peers(rmaib_win_t *w, shm_win_t *s, const size_t *data_off, int has_data)
 {
@@ -173,7 +211,7 @@ static int shm_win_init(rmaib_win_t *w)
     int p = w->nranks, rc = RMAIB_OK;
     int has_data = w->flavor == RMAIB_FLAVOR_ALLOCATE || w->flavor == RMAIB_FLAVOR_SHARED;
     int leader = -1;
-    shm_hello_t hello = { RMAIB_OK, "" }, *hellos = NULL;
+    shm_hello_t hello = { .status = RMAIB_OK }, *hellos = NULL;
     size_t *data_off = NULL;
     int fd = -1;
 
@@ -188,6 +226,9 @@ static int shm_win_init(rmaib_win_t *w)
         leader = shm_layout(w, s, data_off, has_data);
     if (hello.status == RMAIB_OK && w->rank == leader)
         fd = shm_create(s, &hello);
+    int ptracer = cma_needs_ptracer(w, has_data);
+    if (ptracer)
+        rmaib_ancestors(hello.anc);
     rc = rmaib_host_allgather(w->hcomm, &hello, hellos, sizeof hello);
     if (rc == RMAIB_OK)
         for (int r = 0; r < p; r++)
@@ -205,6 +246,8 @@ static int shm_win_init(rmaib_win_t *w)
         goto fn_fail;
 
     shm_fill_peers(w, s, data_off, has_data);
+    if (ptracer)
+        cma_allow_peers(w, hellos, hello.anc);
     w->shm = s;
     free(data_off);
     free(hellos);

@@ -35,6 +35,13 @@ test_unit_sock_wait_SOURCES = test/unit/sock_wait.c \
 test_unit_sock_wait_CPPFLAGS = $(CORE_CPPFLAGS)
 test_unit_sock_wait_LDADD =
 
+unit_tests += test/unit/ptracer
+
+# Who may cross-memory-attach to a rank under Yama: scope file, ancestors, choice.
+test_unit_ptracer_SOURCES = test/unit/ptracer.c
+test_unit_ptracer_CPPFLAGS = $(CORE_CPPFLAGS)
+test_unit_ptracer_LDADD = librmaib-core.la -lpthread
+
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 EXTRA_DIST += test/unit/testlist test/unit/unit_tap.h
