@@ -72,7 +72,7 @@ static int agree(rmaib_win_t *w, int mine)
 static int shm_win_init(rmaib_win_t *w)
 {
     int p = w->nranks, rc = RMAIB_OK;
-    size_t csize = rmaib_ctrl_size(p);
+    size_t csize = rmaib_ctrl_size(p, w->notify_max);
     int has_data = w->flavor == RMAIB_FLAVOR_ALLOCATE || w->flavor == RMAIB_FLAVOR_SHARED;
     int leader = -1;
     shm_hello_t hello = { RMAIB_OK, "" }, *hellos = NULL;

@@ -1161,7 +1161,7 @@ static int ofi_win_init(rmaib_win_t *w)
         o->rank = w->rank;
         o->nranks = p;
         o->ctrl = (char *) w->my_ctrl;
-        o->ctrl_size = rmaib_ctrl_size(p);
+        o->ctrl_size = rmaib_ctrl_size(p, w->notify_max);
         if (w->flavor != RMAIB_FLAVOR_DYNAMIC) {
             o->data = w->base;
             o->data_size = w->size;
@@ -1185,7 +1185,7 @@ static int ofi_win_init(rmaib_win_t *w)
     }
     if (mine.status == RMAIB_OK) {
         mine.ctrl_va = (uint64_t) (uintptr_t) w->my_ctrl;
-        mine.status = reg(w->my_ctrl, rmaib_ctrl_size(p), remote, &o->ctrl_mr, &mine.ctrl_key);
+        mine.status = reg(w->my_ctrl, rmaib_ctrl_size(p, w->notify_max), remote, &o->ctrl_mr, &mine.ctrl_key);
     }
     if (mine.status == RMAIB_OK && w->flavor == RMAIB_FLAVOR_DYNAMIC) {
         if (posix_memalign((void **) &o->ktab, 4096, sizeof *o->ktab) != 0) {
