@@ -80,3 +80,16 @@ rma_tests += test/rma/ofi_refused_atomic
 check_PROGRAMS += $(rma_tests)
 TESTS += $(rma_tests)
 EXTRA_DIST += test/rma/tap.h test/rma/testlist
+
+# --- block N: notified RMA (MPIX_, mpix_rmaib.h) ---
+notify_tests =
+notify_tests += test/rma/notify_put_counts
+notify_tests += test/rma/notify_get
+notify_tests += test/rma/notify_concurrent_adds
+notify_tests += test/rma/notify_errors
+notify_tests += test/rma/notify_waitsome
+notify_tests += test/rma/notify_requests
+check_PROGRAMS += $(notify_tests)
+TESTS += $(notify_tests)
+EXTRA_DIST += test/rma/common_n.h
+# --- end of block N ---
