@@ -78,8 +78,8 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     tap_ok("waitsome over a sub-range answers only inside it");
 
-    /* Threshold: rank 0 waits for 3 on counter 7 while every other rank sends one
-     * notification after each of three barriers; the third releases it. */
+    /* Threshold: rank 1 sends one notification to rank 0's counter 7 in each of
+     * three rounds; rank 0 sees 1, then 2, and waiting for 3 returns with 3. */
     MPIX_Win_set_num_notify(win, MPI_INFO_NULL, NCOUNT);
     MPI_Win_lock_all(0, win);
     for (int round = 0; round < 3; round++) {
@@ -90,6 +90,7 @@ int main(int argc, char **argv)
             MPI_Count c = counter(win, 7);
             TAP_CHECK(c == round + 1, "round %d: counter 7 is %lld", round, (long long) c);
         }
+        MPI_Barrier(MPI_COMM_WORLD);    /* read before rank 1 sends again */
     }
     if (me == 0) {
         MPI_Count c = -1;
