@@ -169,6 +169,7 @@ int rmaib_accumulate_notify(rmaib_win_t *win, const void *obuf, size_t ocount,
 /* Collective: every rank uses num counters (at most the window's maximum), all zero. */
 int rmaib_win_set_num_notify(rmaib_win_t *win, int num);
 int rmaib_win_get_num_notify(rmaib_win_t *win, int target, int *num);
+int rmaib_win_max_notify(const rmaib_win_t *win);   /* the most set_num_notify may ask */
 /* The caller's own counters: read, fetch-and-zero, wait until >= threshold, and
  * wait until one of [first, first + count) is not zero (*idx). */
 int rmaib_win_get_notify_value(rmaib_win_t *win, int idx, uint64_t *value);

@@ -147,6 +147,11 @@ int rmaib_win_get_num_notify(rmaib_win_t *w, int target, int *num)
     return RMAIB_OK;
 }
 
+int rmaib_win_max_notify(const rmaib_win_t *w)
+{
+    return w->notify_max;
+}
+
 static int own_read(rmaib_win_t *w, int idx, uint64_t *value)
 {
     return rmaib_ctrl_op(w, w->rank, notify_off(w, idx), RMAIB_AOP_READ, 0, 0, value);

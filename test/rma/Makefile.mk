@@ -77,19 +77,16 @@ rma_tests += test/rma/flush_delivers
 rma_tests += test/rma/ofi_refused_atomic
 # --- end of block D ---
 
+# --- block N: notified RMA (MPIX_, mpix_rmaib.h) ---
+rma_tests += test/rma/notify_put_counts
+rma_tests += test/rma/notify_get
+rma_tests += test/rma/notify_concurrent_adds
+rma_tests += test/rma/notify_errors
+rma_tests += test/rma/notify_waitsome
+rma_tests += test/rma/notify_requests
+EXTRA_DIST += test/rma/common_n.h
+# --- end of block N ---
+
 check_PROGRAMS += $(rma_tests)
 TESTS += $(rma_tests)
 EXTRA_DIST += test/rma/tap.h test/rma/testlist
-
-# --- block N: notified RMA (MPIX_, mpix_rmaib.h) ---
-notify_tests =
-notify_tests += test/rma/notify_put_counts
-notify_tests += test/rma/notify_get
-notify_tests += test/rma/notify_concurrent_adds
-notify_tests += test/rma/notify_errors
-notify_tests += test/rma/notify_waitsome
-notify_tests += test/rma/notify_requests
-check_PROGRAMS += $(notify_tests)
-TESTS += $(notify_tests)
-EXTRA_DIST += test/rma/common_n.h
-# --- end of block N ---

@@ -54,6 +54,15 @@ static inline int n_env_int(const char *name, int dflt)
     return e && atoi(e) > 0 ? atoi(e) : dflt;
 }
 
+static int me, np;     /* world rank and size */
+
+static inline void notify_init(int *argc, char ***argv)
+{
+    tap_init(argc, argv);
+    me = tap_rank;
+    np = tap_size;
+}
+
 static const char *const flavor_name[] = { "MPI_Win_allocate", "MPI_Win_create" };
 
 #endif

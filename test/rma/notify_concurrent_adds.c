@@ -13,7 +13,6 @@
  */
 #include "common_n.h"
 
-static int me, np;
 enum { M = 300, NC = 4 };
 
 static void one_index(int created)
@@ -98,9 +97,7 @@ static void reset_races(int created)
 
 int main(int argc, char **argv)
 {
-    tap_init(&argc, &argv);
-    me = tap_rank;
-    np = tap_size;
+    notify_init(&argc, &argv);
     for (int created = 0; created < 2; created++) {
         one_index(created);
         reset_races(created);

@@ -14,7 +14,6 @@
 #include <stdint.h>
 #include "common_n.h"
 
-static int me, np;
 static int cls;
 
 #define EXPECT_NOTIFY(rc, what) do {                                                     \
@@ -43,9 +42,7 @@ static void nothing_written(MPI_Win win, const int64_t *word, const char *what)
 
 int main(int argc, char **argv)
 {
-    tap_init(&argc, &argv);
-    me = tap_rank;
-    np = tap_size;
+    notify_init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
     cls = MPIX_ERR_RMA_NOTIFICATION;
@@ -81,7 +78,15 @@ int main(int argc, char **argv)
         TAP_CHECK(rc == MPI_SUCCESS && n == num_of(t), "get_num_notify(%d): rc %d, num %d", t, rc, n);
     }
     EXPECT_CLASS(MPIX_Win_get_num_notify(win, np, &n), MPI_ERR_RANK, "get_num_notify(np)");
-    tap_ok("MPIX_Win_get_num_notify reports each rank's own number");
+    MPI_Info used;
+    char val[MPI_MAX_INFO_VAL + 1] = "";
+    int flag = 0;
+    MPI_Win_get_info(win, &used);
+    MPI_Info_get(used, MPIX_RMAIB_INFO_MAX_NOTIFY, MPI_MAX_INFO_VAL, val, &flag);
+    MPI_Info_free(&used);
+    TAP_CHECK(flag && strcmp(val, "6") == 0, "MPI_Win_get_info: %s is \"%s\"",
+              MPIX_RMAIB_INFO_MAX_NOTIFY, val);
+    tap_ok("MPIX_Win_get_num_notify reports each rank's own number, MPI_Win_get_info the maximum");
 
     int t = (me + 1) % np, bad = num_of(t), own_bad = num_of(me);
     int64_t v = 7;

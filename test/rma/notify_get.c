@@ -9,8 +9,6 @@
  */
 #include "common_n.h"
 
-static int me, np;
-
 static void run(int created)
 {
     static const size_t sz[] = { 8, 100, 4096, 65536 + 5, 1 << 20 };
@@ -88,9 +86,7 @@ static void run(int created)
 
 int main(int argc, char **argv)
 {
-    tap_init(&argc, &argv);
-    me = tap_rank;
-    np = tap_size;
+    notify_init(&argc, &argv);
     run(0);
     run(1);
     return tap_done();

@@ -13,8 +13,6 @@
  */
 #include "common_n.h"
 
-static int me, np;
-
 static unsigned char round_byte(int o, int t, long i, int r)
 {
     return bpat(o, t, i + (long) r * 1000003L);
@@ -135,9 +133,7 @@ static void epochs(int created, int kind, int n)
 
 int main(int argc, char **argv)
 {
-    tap_init(&argc, &argv);
-    me = tap_rank;
-    np = tap_size;
+    notify_init(&argc, &argv);
     for (int created = 0; created < 2; created++) {
         sizes(created);
         epochs(created, E_FENCE, n_env_int("FENCE_EPOCHS", 10000));

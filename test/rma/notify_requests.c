@@ -9,7 +9,6 @@
  */
 #include "common_n.h"
 
-static int me, np;
 enum { ROUNDS = 6, K = 5, W = 16 };   /* requests per target; ints per slot */
 _Static_assert(sizeof(int) == 4, "displacements are in bytes of 4-byte ints");
 
@@ -20,9 +19,7 @@ static int val(int o, int t, int r, int j)
 
 int main(int argc, char **argv)
 {
-    tap_init(&argc, &argv);
-    me = tap_rank;
-    np = tap_size;
+    notify_init(&argc, &argv);
     /* slots per origin: [0] notified Rput, [1] plain Rput, [2] what Rgets read */
     MPI_Win win;
     int *base = (int *) notify_win(0, (size_t) np * 3 * W * sizeof(int), 2 * np, 2 * np, &win);

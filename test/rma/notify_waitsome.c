@@ -10,14 +10,11 @@
  */
 #include "common_n.h"
 
-static int me, np;
 enum { NCOUNT = 64, T = 200 };
 
 int main(int argc, char **argv)
 {
-    tap_init(&argc, &argv);
-    me = tap_rank;
-    np = tap_size;
+    notify_init(&argc, &argv);
     MPI_Win win;
     unsigned char *base = notify_win(0, 8, NCOUNT, NCOUNT, &win);
     int64_t v = 1;

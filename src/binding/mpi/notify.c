@@ -110,40 +110,39 @@ int MPIX_Win_get_num_notify(MPI_Win win, int target, int *num)
     return rmaib_mpi_win_ret(bw, rmaib_win_get_num_notify(bw->core, target, num));
 }
 
+/* A counter's value out to the user (if the call worked), the status through the
+ * window's handler. */
+static int count_ret(rmaib_mpi_win_t *bw, int rerr, const uint64_t *v, MPI_Count *value)
+{
+    if (rerr == RMAIB_OK && value)
+        *value = (MPI_Count) *v;
+    return rmaib_mpi_win_ret(bw, rerr);
+}
+
 int MPIX_Win_get_notify_value(MPI_Win win, int idx, MPI_Count *value)
 {
     LOOKUP(win, bw);
     uint64_t v = 0;
-    if (!value)
-        return rmaib_mpi_win_ret(bw, RMAIB_ERR_ARG);
-    int rerr = rmaib_win_get_notify_value(bw->core, idx, &v);
-    if (rerr == RMAIB_OK)
-        *value = (MPI_Count) v;
-    return rmaib_mpi_win_ret(bw, rerr);
+    int rerr = value ? rmaib_win_get_notify_value(bw->core, idx, &v) : RMAIB_ERR_ARG;
+    return count_ret(bw, rerr, &v, value);
 }
 
 int MPIX_Win_reset_notify_value(MPI_Win win, int idx, MPI_Count *value)
 {
     LOOKUP(win, bw);
     uint64_t v = 0;
-    if (!value)
-        return rmaib_mpi_win_ret(bw, RMAIB_ERR_ARG);
-    int rerr = rmaib_win_reset_notify_value(bw->core, idx, &v);
-    if (rerr == RMAIB_OK)
-        *value = (MPI_Count) v;
-    return rmaib_mpi_win_ret(bw, rerr);
+    int rerr = value ? rmaib_win_reset_notify_value(bw->core, idx, &v) : RMAIB_ERR_ARG;
+    return count_ret(bw, rerr, &v, value);
 }
 
-/* A threshold of 0 or less is reached at once. */
+/* A threshold of 0 or less is reached at once; value may be NULL. */
 int MPIX_Win_wait_notify_value(MPI_Win win, int idx, MPI_Count threshold, MPI_Count *value)
 {
     LOOKUP(win, bw);
     uint64_t v = 0;
     int rerr = rmaib_win_wait_notify_value(bw->core, idx, threshold > 0 ? (uint64_t) threshold : 0,
                                            &v);
-    if (rerr == RMAIB_OK && value)
-        *value = (MPI_Count) v;
-    return rmaib_mpi_win_ret(bw, rerr);
+    return count_ret(bw, rerr, &v, value);
 }
 
 int MPIX_Win_notify_waitsome(MPI_Win win, int first, int count, int *idx)

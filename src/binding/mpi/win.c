@@ -6,6 +6,7 @@
  */
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "datatype.h"
@@ -337,5 +338,8 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
         return rmaib_mpi_win_error(bw, rc);
     PMPI_Info_set(*info_used, MPIX_RMAIB_INFO_LOCK,
                   rmaib_win_lock_alg(bw->core) == RMAIB_LOCKALG_MCS ? MPIX_RMAIB_LOCK_MCS : MPIX_RMAIB_LOCK_TAS);
+    char max[16];
+    snprintf(max, sizeof max, "%d", rmaib_win_max_notify(bw->core));
+    PMPI_Info_set(*info_used, MPIX_RMAIB_INFO_MAX_NOTIFY, max);
     return MPI_SUCCESS;
 }
