@@ -2,7 +2,8 @@
  * Counters under contention (8 ranks on 2 cores in the suite):
  *  - every rank sends M notified accumulates (MPI_SUM of 1 into one word) and M
  *    notified puts to rank 0, all on counter 0: no update is lost, the counter
- *    ends at 2 * M * np and the word at M * np;
+ *    ends at 2 * M * np and the word at M * np, which it already holds when rank 0
+ *    sees the counter get there;
  *  - every rank notifies every other rank M times, on a few counters, while each
  *    rank keeps taking its counters with MPIX_Win_reset_notify_value as they grow:
  *    what the resets took, plus what is left at the end, is exactly what was sent
@@ -33,6 +34,14 @@ static void one_index(int created)
         rc = MPIX_Put_notify(&v, 1, MPI_INT64_T, 0, (MPI_Aint) (8 + 8 * me), 1, MPI_INT64_T, 0,
                              win);
         TAP_CHECK(rc == MPI_SUCCESS, "put %d returned %d", j, rc);
+    }
+    if (me == 0) {      /* the last notification seen: every update is in place */
+        MPI_Count c = -1;
+        int rc = MPIX_Win_wait_notify_value(win, 0, 2 * M * np, &c);
+        TAP_CHECK(rc == MPI_SUCCESS && c == 2 * M * np, "wait: rc %d, counter %lld", rc,
+                  (long long) c);
+        TAP_CHECK(*word == (int64_t) M * np, "counter at %lld, sum word only %lld", (long long) c,
+                  (long long) *word);
     }
     MPI_Win_unlock_all(win);
     MPI_Barrier(MPI_COMM_WORLD);
