@@ -2,9 +2,9 @@
  * rmaib's errors as MPI error classes, raised through the window's or
  * communicator's error handler.
  */
+#include <pthread.h>
 #include <stddef.h>
 #include "errors.h"
-#include <pthread.h>
 #include "rmaib_host.h"
 #include "base/config.h"
 
