@@ -31,7 +31,8 @@ typedef enum rmaib_err {
     RMAIB_ERR_RMA_SHARED,   /* shared-memory window over ranks that cannot share memory */
     RMAIB_ERR_NO_MEM,       /* out of memory or of shared-memory space */
     RMAIB_ERR_TRANSPORT,    /* no transport reaches a peer, or a transport failed */
-    RMAIB_ERR_INTERN        /* a bug in rmaib */
+    RMAIB_ERR_INTERN,       /* a bug in rmaib */
+    RMAIB_ERR_RMA_NOTIFY    /* notification index outside the counters in use */
 } rmaib_err_t;
 
 /* A call that goes on after a failed step, so that no peer is left waiting for its
@@ -70,7 +71,13 @@ typedef struct rmaib_win_args {
     int disp_unit;
     int lock_alg;           /* RMAIB_LOCKALG_* (info key rmaib_lock) */
     int noncontig;          /* shared windows: info alloc_shared_noncontig */
+    int max_notify;         /* notification counters per rank (the largest asked for
+                             * wins); negative: RMAIB_NOTIFY_DEFAULT_MAX */
 } rmaib_win_args_t;
+
+/* Notification counters of a window without info mpi_assert_max_num_notify. */
+#define RMAIB_NOTIFY_DEFAULT_MAX 1024
+#define RMAIB_NOTIFY_LIMIT (1 << 24)
 
 /* Process-wide set-up, idempotent; the first window creation calls it. */
 int rmaib_init(void);
@@ -142,5 +149,32 @@ int rmaib_start(rmaib_win_t *win, const int *ranks, int n, int assert);
 int rmaib_complete(rmaib_win_t *win);
 int rmaib_wait(rmaib_win_t *win);
 int rmaib_test(rmaib_win_t *win, int *flag);
+
+/* Notified access (notify.c).  Each call moves its data as rmaib_put, rmaib_get or
+ * rmaib_accumulate and then adds one to counter idx: the target's, or for
+ * get_notify_local the caller's own, once the data is in its buffer.  The counter
+ * grows only after the data has landed (or been read), and before the call returns. */
+int rmaib_put_notify(rmaib_win_t *win, const void *obuf, size_t ocount, const rmaib_layout_t *olay,
+                     int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tlay,
+                     int idx, int flags);
+int rmaib_get_notify(rmaib_win_t *win, void *obuf, size_t ocount, const rmaib_layout_t *olay,
+                     int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tlay,
+                     int idx, int flags);
+int rmaib_get_notify_local(rmaib_win_t *win, void *obuf, size_t ocount,
+                           const rmaib_layout_t *olay, int target, int64_t tdisp, size_t tcount,
+                           const rmaib_layout_t *tlay, int idx, int flags);
+int rmaib_accumulate_notify(rmaib_win_t *win, const void *obuf, size_t ocount,
+                            const rmaib_layout_t *olay, int target, int64_t tdisp, size_t tcount,
+                            const rmaib_layout_t *tlay, rmaib_op_t op, int idx, int flags);
+/* Collective: every rank uses num counters (at most the window's maximum), all zero. */
+int rmaib_win_set_num_notify(rmaib_win_t *win, int num);
+int rmaib_win_get_num_notify(rmaib_win_t *win, int target, int *num);
+int rmaib_win_max_notify(const rmaib_win_t *win);   /* the most set_num_notify may ask */
+/* The caller's own counters: read, fetch-and-zero, wait until >= threshold, and
+ * wait until one of [first, first + count) is not zero (*idx). */
+int rmaib_win_get_notify_value(rmaib_win_t *win, int idx, uint64_t *value);
+int rmaib_win_reset_notify_value(rmaib_win_t *win, int idx, uint64_t *old);
+int rmaib_win_wait_notify_value(rmaib_win_t *win, int idx, uint64_t threshold, uint64_t *value);
+int rmaib_win_notify_waitsome(rmaib_win_t *win, int first, int count, int *idx);
 
 #endif

@@ -41,7 +41,7 @@ typedef struct rmaib_attach_region {
  * PSCW sequence words (rmaib_ctrl_seq_off: per rank, the posts it made to us and the
  * completes it sent us) and one MCS queue node per target, because a process may
  * hold or wait for exclusive locks on several targets at once and each queue links
- * its own node.
+ * its own node.  The notification counters come last (rmaib_ctrl_notify_off).
  *
  * Fence flags and PSCW sequence words are signals: each has one writer, which
  * stores growing values into it (rmaib_ctrl_store), and its owner reads it with
@@ -91,9 +91,16 @@ static inline size_t rmaib_ctrl_mcs_off(int nranks, int target)
     return rmaib_ctrl_seq_off(nranks, 2, 0) + (size_t) target * sizeof(rmaib_mcs_node_t);
 }
 
-static inline size_t rmaib_ctrl_size(int nranks)
+/* Notification counters after the MCS nodes, as many as the window's maximum
+ * (struct rmaib_win.notify_max): atomic-only words, grown by peers' fetch-adds. */
+static inline size_t rmaib_ctrl_notify_off(int nranks, int idx)
 {
-    size_t s = rmaib_ctrl_mcs_off(nranks, nranks);
+    return rmaib_ctrl_mcs_off(nranks, nranks) + (size_t) idx * sizeof(uint64_t);
+}
+
+static inline size_t rmaib_ctrl_size(int nranks, int nnotify)
+{
+    size_t s = rmaib_ctrl_notify_off(nranks, nnotify);
     return (s + 4095) & ~(size_t) 4095;
 }
 
@@ -110,6 +117,7 @@ typedef struct rmaib_peer {
     /* The peer's control block in this address space, set by the atomics transport
      * when its control-word atomics are plain CPU atomics on it (shm), else NULL. */
     char *ctrl_mapped;
+    int notify_num;             /* its notification counters (set_num_notify) */
 } rmaib_peer_t;
 
 /* Access epoch kinds. FENCE_ISSUED: a fence opened an epoch that no operation has
@@ -140,6 +148,7 @@ struct rmaib_win {
     int disp_unit;
     int lock_alg;
     int noncontig;
+    int notify_max;             /* notification counters in every control block */
     int mynode, nnodes;         /* node of this rank; number of nodes in the group */
 
     rmaib_peer_t *peers;        /* nranks entries */

@@ -8,4 +8,5 @@ librmaib_core_la_SOURCES += \
 	src/rma/putget.c \
 	src/rma/acc.c \
 	src/rma/fence.c \
-	src/rma/pscw.c
+	src/rma/pscw.c \
+	src/rma/notify.c

@@ -24,7 +24,7 @@ typedef struct peer_info {
     int32_t pid;
     int32_t disp_unit;
     int32_t status;
-    int32_t pad;
+    int32_t max_notify;         /* the window takes the largest */
 } peer_info_t;
 
 static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
@@ -155,6 +155,8 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
         mine.base = (uint64_t) (uintptr_t) w->base;
         mine.pid = (int32_t) getpid();
         mine.disp_unit = w->disp_unit;
+        mine.max_notify = a->max_notify < 0 ? RMAIB_NOTIFY_DEFAULT_MAX
+            : a->max_notify > RMAIB_NOTIFY_LIMIT ? RMAIB_NOTIFY_LIMIT : a->max_notify;
     }
     if (!all) {                 /* cannot even join the exchange: give up loudly */
         rmaib_host_say("rmaib: out of memory creating a window");
@@ -170,6 +172,9 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
         goto fn_fail;
 
     win_set_peers(w, all);
+    for (int r = 0; r < p; r++)
+        if (all[r].max_notify > w->notify_max)
+            w->notify_max = all[r].max_notify;
     int on_host = 0;
     for (int r = 0; r < p; r++)
         on_host += all[r].host_key == mine.host_key;

@@ -86,7 +86,7 @@ static int shm_layout(rmaib_win_t *w, shm_win_t *s, size_t *data_off, int has_da
             if (leader < 0)
                 leader = r;
             s->peers[r].ctrl = (char *) off;   /* fixed up after mmap */
-            off += rmaib_ctrl_size(p);
+            off += rmaib_ctrl_size(p, w->notify_max);
         }
     off = align_up(off, 4096);
     for (int r = 0; has_data && r < p; r++)

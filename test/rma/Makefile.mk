@@ -74,8 +74,17 @@ rma_tests += test/rma/flush_delivers
 rma_tests += test/rma/ofi_refused_atomic
 # --- end of block D ---
 
+# --- block N: notified RMA (MPIX_, mpix_rmaib.h) ---
+rma_tests += test/rma/notify_put_counts
+rma_tests += test/rma/notify_get
+rma_tests += test/rma/notify_concurrent_adds
+rma_tests += test/rma/notify_errors
+rma_tests += test/rma/notify_waitsome
+rma_tests += test/rma/notify_requests
+# --- end of block N ---
+
 check_PROGRAMS += $(rma_tests)
 TESTS += $(rma_tests)
 EXTRA_DIST += test/rma/tap.h test/rma/testlist
 EXTRA_DIST += test/rma/pattern.h test/rma/wait.h test/rma/errcheck.h test/rma/windows.h \
-	test/rma/dtypes.h test/rma/derived_pairs.h
+	test/rma/dtypes.h test/rma/derived_pairs.h test/rma/notify_windows.h

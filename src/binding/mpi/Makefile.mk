@@ -15,11 +15,13 @@ librmaib_mpi_la_SOURCES += \
 	src/binding/mpi/datatype_decode.c \
 	src/binding/mpi/datatype_flat.c \
 	src/binding/mpi/win.c \
+	src/binding/mpi/rma.h \
 	src/binding/mpi/rma.c \
 	src/binding/mpi/sync.c \
 	src/binding/mpi/acc.c \
 	src/binding/mpi/request.h \
-	src/binding/mpi/request.c
+	src/binding/mpi/request.c \
+	src/binding/mpi/notify.c
 noinst_HEADERS += \
 	src/include/rmaib.h \
 	src/include/rmaib_host.h \

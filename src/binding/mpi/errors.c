@@ -2,6 +2,7 @@
  * rmaib's errors as MPI error classes, raised through the window's or
  * communicator's error handler.
  */
+#include <pthread.h>
 #include <stddef.h>
 #include "errors.h"
 #include "rmaib_host.h"
@@ -29,6 +30,8 @@ static const struct {
     [RMAIB_ERR_NO_MEM] = { MPI_ERR_NO_MEM, "rmaib: out of memory or shared-memory space" },
     [RMAIB_ERR_TRANSPORT] = { MPI_ERR_OTHER, "rmaib: no transport reaches a peer, or a transport failed" },
     [RMAIB_ERR_INTERN] = { MPI_ERR_INTERN, "rmaib: internal error" },
+    /* the class itself is made at run time (rmaib_mpi_notify_class) */
+    [RMAIB_ERR_RMA_NOTIFY] = { MPI_ERR_OTHER, "rmaib: notification index outside the counters in use" },
 };
 
 enum { NERR = sizeof table / sizeof table[0] };
@@ -44,6 +47,8 @@ int rmaib_mpi_code(int rerr)
         rerr = RMAIB_ERR_INTERN;
     if (rmaib_config.verbose)
         rmaib_host_say("%s", table[rerr].msg);
+    if (rerr == RMAIB_ERR_RMA_NOTIFY)
+        return rmaib_mpi_notify_class();
     return table[rerr].cls;
 }
 
@@ -57,4 +62,31 @@ int rmaib_mpi_comm_error(MPI_Comm comm, int code)
 {
     PMPI_Comm_call_errhandler(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, code);
     return code;
+}
+
+/* MPIX_ERR_RMA_NOTIFICATION: a class of its own, made by MPI_Add_error_class at the
+ * first window (every process creates its first window in the same collective call,
+ * so all get the same value) or when the user first asks for it. */
+static int notify_class = -1;
+static pthread_mutex_t notify_class_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int rmaib_mpi_notify_class(void)
+{
+    pthread_mutex_lock(&notify_class_lock);
+    if (notify_class < 0) {
+        int cls;
+        if (PMPI_Add_error_class(&cls) == MPI_SUCCESS) {
+            PMPI_Add_error_string(cls, "MPIX_ERR_RMA_NOTIFICATION: notification index "
+                                  "outside the counters set by MPIX_Win_set_num_notify");
+            notify_class = cls;
+        }
+    }
+    int cls = notify_class < 0 ? MPI_ERR_OTHER : notify_class;
+    pthread_mutex_unlock(&notify_class_lock);
+    return cls;
+}
+
+int MPIX_Rmaib_err_rma_notification(void)
+{
+    return rmaib_mpi_notify_class();
 }

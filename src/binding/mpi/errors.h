@@ -14,6 +14,8 @@ int rmaib_mpi_code(int rerr);
 /* Raise code through bw's error handler and return what MPI should return. */
 int rmaib_mpi_win_error(rmaib_mpi_win_t *bw, int code);
 int rmaib_mpi_comm_error(MPI_Comm comm, int code);
+/* The error class MPIX_ERR_RMA_NOTIFICATION, made on first use. */
+int rmaib_mpi_notify_class(void);
 
 /* Finish an entry point: turn an rmaib status into the MPI return value. */
 static inline int rmaib_mpi_win_ret(rmaib_mpi_win_t *bw, int rerr)

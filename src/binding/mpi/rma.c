@@ -6,9 +6,10 @@
 #include "errors.h"
 #include "handles.h"
 #include "request.h"
+#include "rma.h"
 
 /* Argument checks shared by every data-movement call; RMAIB_OK or the error. */
-static int resolve(int ocount, MPI_Datatype otype, int tcount, MPI_Datatype ttype,
+int rmaib_mpi_rma_resolve(int ocount, MPI_Datatype otype, int tcount, MPI_Datatype ttype,
                    const rmaib_layout_t **ol, const rmaib_layout_t **tl, int *mpi_err)
 {
     *mpi_err = MPI_SUCCESS;
@@ -25,7 +26,7 @@ int MPI_Put(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Ai
 {
     LOOKUP(win, bw);
     const rmaib_layout_t *ol, *tl;
-    int e, rerr = resolve(ocount, otype, tcount, ttype, &ol, &tl, &e);
+    int e, rerr = rmaib_mpi_rma_resolve(ocount, otype, tcount, ttype, &ol, &tl, &e);
     if (rerr == RMAIB_OK && target != MPI_PROC_NULL)
         rerr = rmaib_put(bw->core, obuf, (size_t) ocount, ol, target, tdisp, (size_t) tcount, tl, 0);
     return rmaib_mpi_win_ret(bw, rerr);
@@ -36,7 +37,7 @@ int MPI_Get(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdi
 {
     LOOKUP(win, bw);
     const rmaib_layout_t *ol, *tl;
-    int e, rerr = resolve(ocount, otype, tcount, ttype, &ol, &tl, &e);
+    int e, rerr = rmaib_mpi_rma_resolve(ocount, otype, tcount, ttype, &ol, &tl, &e);
     if (rerr == RMAIB_OK && target != MPI_PROC_NULL)
         rerr = rmaib_get(bw->core, obuf, (size_t) ocount, ol, target, tdisp, (size_t) tcount, tl, 0);
     return rmaib_mpi_win_ret(bw, rerr);
@@ -47,7 +48,7 @@ int MPI_Rput(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_A
 {
     LOOKUP(win, bw);
     const rmaib_layout_t *ol, *tl;
-    int e, rerr = resolve(ocount, otype, tcount, ttype, &ol, &tl, &e);
+    int e, rerr = rmaib_mpi_rma_resolve(ocount, otype, tcount, ttype, &ol, &tl, &e);
     if (rerr == RMAIB_OK && target != MPI_PROC_NULL)
         rerr = rmaib_put(bw->core, obuf, (size_t) ocount, ol, target, tdisp, (size_t) tcount, tl,
                          RMAIB_OP_REQUEST);
@@ -59,7 +60,7 @@ int MPI_Rget(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint td
 {
     LOOKUP(win, bw);
     const rmaib_layout_t *ol, *tl;
-    int e, rerr = resolve(ocount, otype, tcount, ttype, &ol, &tl, &e);
+    int e, rerr = rmaib_mpi_rma_resolve(ocount, otype, tcount, ttype, &ol, &tl, &e);
     if (rerr == RMAIB_OK && target != MPI_PROC_NULL)
         rerr = rmaib_get(bw->core, obuf, (size_t) ocount, ol, target, tdisp, (size_t) tcount, tl,
                          RMAIB_OP_REQUEST);

@@ -6,6 +6,7 @@
  */
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "datatype.h"
@@ -45,6 +46,21 @@ static int info_flag(MPI_Info info, const char *key, const char *yes)
         return 0;
     PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, val, &flag);
     return flag && strcmp(val, yes) == 0;
+}
+
+/* Info mpi_assert_max_num_notify: a count of notification counters; anything but a
+ * non-negative integer is ignored, as hints are (-1: the default). */
+static int info_max_notify(MPI_Info info)
+{
+    char val[MPI_MAX_INFO_VAL + 1], *end;
+    int flag = 0;
+    if (info == MPI_INFO_NULL)
+        return -1;
+    PMPI_Info_get(info, MPIX_RMAIB_INFO_MAX_NOTIFY, MPI_MAX_INFO_VAL, val, &flag);
+    if (!flag)
+        return -1;
+    long v = strtol(val, &end, 10);
+    return end == val || *end || v < 0 ? -1 : v > RMAIB_NOTIFY_LIMIT ? RMAIB_NOTIFY_LIMIT : (int) v;
 }
 
 /* ---------------------------------------------------------------- the shared duplicate */
@@ -127,7 +143,9 @@ static int create_core(rmaib_mpi_win_t *bw, int flavor, MPI_Aint size, int disp_
         .base = base, .size = (size_t) size, .disp_unit = disp_unit,
         .lock_alg = rmaib_config.lock_alg,
         .noncontig = info_flag(info, "alloc_shared_noncontig", "true"),
+        .max_notify = info_max_notify(info),
     };
+    (void) rmaib_mpi_notify_class();   /* the same value on every process */
     if (info_flag(info, MPIX_RMAIB_INFO_LOCK, MPIX_RMAIB_LOCK_MCS))
         a.lock_alg = RMAIB_LOCKALG_MCS;
     else if (info_flag(info, MPIX_RMAIB_INFO_LOCK, MPIX_RMAIB_LOCK_TAS))
@@ -356,5 +374,8 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
         return rmaib_mpi_win_error(bw, rc);
     PMPI_Info_set(*info_used, MPIX_RMAIB_INFO_LOCK,
                   rmaib_win_lock_alg(bw->core) == RMAIB_LOCKALG_MCS ? MPIX_RMAIB_LOCK_MCS : MPIX_RMAIB_LOCK_TAS);
+    char max[16];
+    snprintf(max, sizeof max, "%d", rmaib_win_max_notify(bw->core));
+    PMPI_Info_set(*info_used, MPIX_RMAIB_INFO_MAX_NOTIFY, max);
     return MPI_SUCCESS;
 }

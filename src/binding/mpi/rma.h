@@ -1,0 +1,20 @@
+/*
+ * Argument resolution shared by the data-movement entry points (rma.c, acc.c) and
+ * their notified forms (notify.c).
+ */
+#ifndef RMAIB_BINDING_RMA_H_INCLUDED
+#define RMAIB_BINDING_RMA_H_INCLUDED
+
+#include <mpi.h>
+#include "rmaib.h"
+
+/* Counts and layouts of Put and Get: RMAIB_OK, RMAIB_ERR_COUNT or RMAIB_ERR_TYPE
+ * (*mpi_err then holds the datatype's MPI class). */
+int rmaib_mpi_rma_resolve(int ocount, MPI_Datatype otype, int tcount, MPI_Datatype ttype,
+                          const rmaib_layout_t **ol, const rmaib_layout_t **tl, int *mpi_err);
+/* Operation, counts and layouts of Accumulate. */
+int rmaib_mpi_acc_resolve(int ocount, MPI_Datatype otype, int tcount, MPI_Datatype ttype,
+                          MPI_Op mop, const rmaib_layout_t **ol, const rmaib_layout_t **tl,
+                          rmaib_op_t *op);
+
+#endif
