@@ -8,19 +8,6 @@
 #include "request.h"
 #include "rma.h"
 
-/* Argument checks shared by every data-movement call; RMAIB_OK or the error. */
-int rmaib_mpi_rma_resolve(int ocount, MPI_Datatype otype, int tcount, MPI_Datatype ttype,
-                   const rmaib_layout_t **ol, const rmaib_layout_t **tl, int *mpi_err)
-{
-    *mpi_err = MPI_SUCCESS;
-    if (ocount < 0 || tcount < 0)
-        return RMAIB_ERR_COUNT;
-    *ol = rmaib_mpi_layout(otype, mpi_err);
-    if (*ol)
-        *tl = ttype == otype ? *ol : rmaib_mpi_layout(ttype, mpi_err);
-    return *ol && *tl ? RMAIB_OK : RMAIB_ERR_TYPE;
-}
-
 int MPI_Put(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
             int tcount, MPI_Datatype ttype, MPI_Win win)
 {
