@@ -9,18 +9,30 @@ FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=un
 	$(RMAIB_WARN_CFLAGS) $(CORE_CPPFLAGS) -I$(top_builddir)/include
 FUZZ_SECONDS = 600
 
-fuzz_harnesses = test/fuzz/mailbox test/fuzz/config
+fuzz_harnesses = test/fuzz/mailbox test/fuzz/config test/fuzz/info test/fuzz/layout
 fuzz_mailbox_sources = $(top_srcdir)/test/fuzz/mailbox.c \
 	$(top_srcdir)/src/transport/ofi/mailbox.c $(top_srcdir)/src/base/atomic_cpu.c \
 	$(top_srcdir)/src/base/reduce.c
 fuzz_config_sources = $(top_srcdir)/test/fuzz/config.c \
 	$(top_srcdir)/src/base/config.c $(top_srcdir)/src/base/host.c
-fuzz_headers = $(top_srcdir)/src/transport/ofi/mailbox.h $(top_srcdir)/src/base/config.h
+fuzz_info_sources = $(top_srcdir)/test/fuzz/info.c $(top_srcdir)/src/binding/mpi/info.c
+fuzz_layout_sources = $(top_srcdir)/test/fuzz/layout.c \
+	$(top_srcdir)/src/binding/mpi/datatype.c $(top_srcdir)/src/binding/mpi/datatype_named.c \
+	$(top_srcdir)/src/binding/mpi/datatype_decode.c $(top_srcdir)/src/binding/mpi/datatype_flat.c
+fuzz_headers = $(top_srcdir)/src/transport/ofi/mailbox.h $(top_srcdir)/src/base/config.h \
+	$(top_srcdir)/src/binding/mpi/info.h $(top_srcdir)/src/binding/mpi/datatype.h \
+	$(top_srcdir)/src/binding/mpi/datatype_impl.h $(top_srcdir)/src/include/rmaib_layout.h
 
 test/fuzz/mailbox: $(fuzz_mailbox_sources) $(fuzz_headers)
 	$(AM_V_CCLD)$(MKDIR_P) test/fuzz && $(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(fuzz_mailbox_sources) -lpthread
 test/fuzz/config: $(fuzz_config_sources) $(fuzz_headers)
 	$(AM_V_CCLD)$(MKDIR_P) test/fuzz && $(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(fuzz_config_sources)
+test/fuzz/info: $(fuzz_info_sources) $(fuzz_headers)
+	$(AM_V_CCLD)$(MKDIR_P) test/fuzz && $(FUZZ_CC) $(FUZZ_FLAGS) $(MPI_CFLAGS) -o $@ \
+	$(fuzz_info_sources) $(MPI_LIBS)
+test/fuzz/layout: $(fuzz_layout_sources) $(fuzz_headers)
+	$(AM_V_CCLD)$(MKDIR_P) test/fuzz && $(FUZZ_CC) $(FUZZ_FLAGS) $(MPI_CFLAGS) -o $@ \
+	$(fuzz_layout_sources) $(MPI_LIBS) -lpthread
 
 if RMAIB_HAVE_FUZZ
 check_SCRIPTS = $(fuzz_harnesses)
@@ -35,5 +47,6 @@ endif
 
 TESTS += test/fuzz/run.sh
 CLEANFILES += $(fuzz_harnesses)
-EXTRA_DIST += test/fuzz/run.sh test/fuzz/mailbox.c test/fuzz/config.c test/fuzz/corpus
+EXTRA_DIST += test/fuzz/run.sh test/fuzz/mailbox.c test/fuzz/config.c test/fuzz/info.c \
+	test/fuzz/layout.c test/fuzz/corpus
 .PHONY: fuzz

@@ -15,7 +15,7 @@ top_srcdir=${RMAIB_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${RMAIB_TOP_BUILDDIR:-$(pwd)}
 seconds=${RMAIB_FUZZ_SECONDS:-30}
 out=${RMAIB_FUZZ_OUT:-}
-harnesses="mailbox config"
+harnesses="mailbox config info layout"
 
 built=0
 for h in $harnesses; do

@@ -1,0 +1,126 @@
+/*
+ * fuzz info: rmaib_mpi_win_info (src/binding/mpi/info.c), what rmaib reads of a
+ * window's creation info, over infos built from the input under a singleton
+ * MPI_Init.  The input is a list of entries: a byte that picks the key (rmaib_lock,
+ * alloc_shared_noncontig, or one spelled by the input), a byte that picks the value
+ * (mcs, tas, true, or one spelled by the input, up to MPI_MAX_INFO_VAL bytes), set
+ * or deleted.  Checked for every input: the lock algorithm and the noncontig flag
+ * are what the info holds, as MPI_Info_get with a buffer of the value's own length
+ * reads it (exactly "mcs" or "tas"; exactly "true"), and MPI_INFO_NULL asks nothing.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rmaib.h"
+#include "mpix_rmaib.h"
+#include "../../src/binding/mpi/info.h"
+
+#define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
+
+typedef struct {
+    const uint8_t *p;
+    size_t n;
+} input_t;
+
+static unsigned take(input_t *in)
+{
+    if (!in->n)
+        return 0;
+    in->n--;
+    return *in->p++;
+}
+
+/* Up to max bytes of the input, NUL-terminated, none of them NUL; its length
+ * first (two bytes, so a value can reach MPI_MAX_INFO_VAL and past it). */
+static char *spell(input_t *in, size_t max)
+{
+    size_t len = (take(in) | take(in) << 8) % (max + 1);
+    char *s = malloc(len + 1);
+    size_t k = 0;
+    for (size_t i = 0; i < len && in->n; i++) {
+        char c = (char) take(in);
+        if (c)
+            s[k++] = c;
+    }
+    s[k] = '\0';
+    return s;
+}
+
+/* What the info holds under key, as a fresh string (NULL: not set). */
+static char *value_of(MPI_Info info, const char *key)
+{
+    int len = 0, flag = 0;
+    MPI_Info_get_valuelen(info, key, &len, &flag);
+    if (!flag)
+        return NULL;
+    char *v = malloc((size_t) len + 1);
+    MPI_Info_get(info, key, len, v, &flag);
+    v[len] = '\0';
+    return v;
+}
+
+static void finalize(void)
+{
+    MPI_Finalize();
+}
+
+/* What MPICH's UCX leaves allocated at exit is not rmaib's (see layout.c). */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+    return "leak_check_at_exit=0";
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void) argc;
+    (void) argv;
+    MPI_Init(NULL, NULL);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    atexit(finalize);
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const char *const words[] = { MPIX_RMAIB_LOCK_MCS, MPIX_RMAIB_LOCK_TAS, "true" };
+    input_t in = { data, size };
+    int dflt = take(&in) & 1 ? RMAIB_LOCKALG_MCS : RMAIB_LOCKALG_TAS;
+    int lock = dflt, noncontig = 7;
+
+    if (take(&in) == 0xff) {
+        rmaib_mpi_win_info(MPI_INFO_NULL, &lock, &noncontig);
+        CHECK(lock == dflt && noncontig == 0);
+        return 0;
+    }
+    MPI_Info info;
+    MPI_Info_create(&info);
+    for (int e = 0; e < 16 && in.n; e++) {
+        unsigned k = take(&in), v = take(&in);
+        char *key = k % 4 == 0 ? strdup(MPIX_RMAIB_INFO_LOCK)
+            : k % 4 == 1 ? strdup("alloc_shared_noncontig") : spell(&in, MPI_MAX_INFO_KEY);
+        if (v == 0xff) {
+            MPI_Info_delete(info, key);
+        } else {
+            char *val = v % 4 < 3 ? strdup(words[v % 4]) : spell(&in, MPI_MAX_INFO_VAL + 2);
+            MPI_Info_set(info, key, val);       /* refusals (too long, empty) are fine */
+            free(val);
+        }
+        free(key);
+    }
+
+    rmaib_mpi_win_info(info, &lock, &noncontig);
+    char *l = value_of(info, MPIX_RMAIB_INFO_LOCK), *nc = value_of(info, "alloc_shared_noncontig");
+    int want = l && !strcmp(l, MPIX_RMAIB_LOCK_MCS) ? RMAIB_LOCKALG_MCS
+        : l && !strcmp(l, MPIX_RMAIB_LOCK_TAS) ? RMAIB_LOCKALG_TAS : dflt;
+    CHECK(lock == want);
+    CHECK(noncontig == (nc && !strcmp(nc, "true")));
+    free(l);
+    free(nc);
+    MPI_Info_free(&info);
+    return 0;
+}
