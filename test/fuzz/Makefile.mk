@@ -15,13 +15,15 @@ fuzz_mailbox_sources = $(top_srcdir)/test/fuzz/mailbox.c \
 	$(top_srcdir)/src/base/reduce.c
 fuzz_config_sources = $(top_srcdir)/test/fuzz/config.c \
 	$(top_srcdir)/src/base/config.c $(top_srcdir)/src/base/host.c
-fuzz_info_sources = $(top_srcdir)/test/fuzz/info.c $(top_srcdir)/src/binding/mpi/info.c
-fuzz_layout_sources = $(top_srcdir)/test/fuzz/layout.c \
+fuzz_info_sources = $(top_srcdir)/test/fuzz/info.c $(top_srcdir)/test/fuzz/mpi_init.c \
+	$(top_srcdir)/src/binding/mpi/info.c
+fuzz_layout_sources = $(top_srcdir)/test/fuzz/layout.c $(top_srcdir)/test/fuzz/mpi_init.c \
 	$(top_srcdir)/src/binding/mpi/datatype.c $(top_srcdir)/src/binding/mpi/datatype_named.c \
 	$(top_srcdir)/src/binding/mpi/datatype_decode.c $(top_srcdir)/src/binding/mpi/datatype_flat.c
 fuzz_headers = $(top_srcdir)/src/transport/ofi/mailbox.h $(top_srcdir)/src/base/config.h \
 	$(top_srcdir)/src/binding/mpi/info.h $(top_srcdir)/src/binding/mpi/datatype.h \
-	$(top_srcdir)/src/binding/mpi/datatype_impl.h $(top_srcdir)/src/include/rmaib_layout.h
+	$(top_srcdir)/src/binding/mpi/datatype_impl.h $(top_srcdir)/src/include/rmaib_layout.h \
+	$(top_srcdir)/test/fuzz/input.h
 
 test/fuzz/mailbox: $(fuzz_mailbox_sources) $(fuzz_headers)
 	$(AM_V_CCLD)$(MKDIR_P) test/fuzz && $(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(fuzz_mailbox_sources) -lpthread
@@ -48,5 +50,5 @@ endif
 TESTS += test/fuzz/run.sh
 CLEANFILES += $(fuzz_harnesses)
 EXTRA_DIST += test/fuzz/run.sh test/fuzz/mailbox.c test/fuzz/config.c test/fuzz/info.c \
-	test/fuzz/layout.c test/fuzz/corpus
+	test/fuzz/layout.c test/fuzz/mpi_init.c test/fuzz/input.h test/fuzz/corpus
 .PHONY: fuzz

@@ -14,31 +14,19 @@
 #include "rmaib.h"
 #include "mpix_rmaib.h"
 #include "../../src/binding/mpi/info.h"
+#include "input.h"
 
 #define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
-
-typedef struct {
-    const uint8_t *p;
-    size_t n;
-} input_t;
-
-static unsigned take(input_t *in)
-{
-    if (!in->n)
-        return 0;
-    in->n--;
-    return *in->p++;
-}
 
 /* Up to max bytes of the input, NUL-terminated, none of them NUL; its length
  * first (two bytes, so a value can reach MPI_MAX_INFO_VAL and past it). */
 static char *spell(input_t *in, size_t max)
 {
-    size_t len = (take(in) | take(in) << 8) % (max + 1);
+    size_t len = (take(in, 1) | take(in, 1) << 8) % (max + 1);
     char *s = malloc(len + 1);
     size_t k = 0;
     for (size_t i = 0; i < len && in->n; i++) {
-        char c = (char) take(in);
+        char c = (char) take(in, 1);
         if (c)
             s[k++] = c;
     }
@@ -59,40 +47,16 @@ static char *value_of(MPI_Info info, const char *key)
     return v;
 }
 
-static void finalize(void)
-{
-    MPI_Finalize();
-}
-
-/* What MPICH's UCX leaves allocated at exit is not rmaib's (see layout.c). */
-const char *__asan_default_options(void);
-const char *__asan_default_options(void)
-{
-    return "leak_check_at_exit=0";
-}
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void) argc;
-    (void) argv;
-    MPI_Init(NULL, NULL);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    atexit(finalize);
-    return 0;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const words[] = { MPIX_RMAIB_LOCK_MCS, MPIX_RMAIB_LOCK_TAS, "true" };
     input_t in = { data, size };
-    int dflt = take(&in) & 1 ? RMAIB_LOCKALG_MCS : RMAIB_LOCKALG_TAS;
+    int dflt = take(&in, 1) & 1 ? RMAIB_LOCKALG_MCS : RMAIB_LOCKALG_TAS;
     int lock = dflt, noncontig = 7;
 
-    if (take(&in) == 0xff) {
+    if (take(&in, 1) == 0xff) {
         rmaib_mpi_win_info(MPI_INFO_NULL, &lock, &noncontig);
         CHECK(lock == dflt && noncontig == 0);
         return 0;
@@ -100,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     MPI_Info info;
     MPI_Info_create(&info);
     for (int e = 0; e < 16 && in.n; e++) {
-        unsigned k = take(&in), v = take(&in);
+        unsigned k = take(&in, 1), v = take(&in, 1);
         char *key = k % 4 == 0 ? strdup(MPIX_RMAIB_INFO_LOCK)
             : k % 4 == 1 ? strdup("alloc_shared_noncontig") : spell(&in, MPI_MAX_INFO_KEY);
         if (v == 0xff) {

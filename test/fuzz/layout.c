@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../../src/binding/mpi/datatype.h"
+#include "input.h"
 
 #define STACK 8
 #define MAX_SIZE (1 << 14)      /* bytes of data in one element */
@@ -44,23 +45,10 @@ static void fail(const char *fmt, ...)
     abort();
 }
 
-typedef struct {
-    const uint8_t *p;
-    size_t n;
-} input_t;
-
-static unsigned take(input_t *in)
-{
-    if (!in->n)
-        return 0;
-    in->n--;
-    return *in->p++;
-}
-
 /* A number in [lo, hi]. */
 static int pick(input_t *in, int lo, int hi)
 {
-    return lo + (int) (take(in) % (unsigned) (hi - lo + 1));
+    return lo + (int) (take(in, 1) % (unsigned) (hi - lo + 1));
 }
 
 /* No long double: x86's has 6 bytes of padding, which MPICH's typed copies leave
@@ -114,7 +102,7 @@ static void release(const rmaib_layout_t *l);
 /* One constructor over the stack; the new type replaces the ones it took. */
 static void step(input_t *in, type_stack_t *s)
 {
-    unsigned op = take(in) % 12;
+    unsigned op = take(in, 1) % 12;
     MPI_Datatype nt = MPI_DATATYPE_NULL;
     int rc = MPI_ERR_OTHER;
 
@@ -122,7 +110,7 @@ static void step(input_t *in, type_stack_t *s)
         if (s->n == STACK)
             return;
         s->committed[s->n] = 1;
-        s->t[s->n++] = predefined(take(in));
+        s->t[s->n++] = predefined(take(in, 1));
         return;
     }
     MPI_Datatype *top = &s->t[s->n - 1];
@@ -168,7 +156,7 @@ static void step(input_t *in, type_stack_t *s)
             starts[i] = pick(in, 0, sizes[i] - subs[i]);
         }
         rc = MPI_Type_create_subarray(nd, sizes, subs, starts,
-                                      take(in) & 1 ? MPI_ORDER_FORTRAN : MPI_ORDER_C, *top, &nt);
+                                      take(in, 1) & 1 ? MPI_ORDER_FORTRAN : MPI_ORDER_C, *top, &nt);
         break;
     }
     case 11: rc = MPI_Type_dup(*top, &nt); break;
@@ -324,35 +312,7 @@ static void release(const rmaib_layout_t *l)
     rmaib_mpi_layout_release(l);
 }
 
-/* What MPICH's UCX leaves allocated at exit (some of it in modules it unloaded)
- * is not rmaib's: only the leak check of each input (libFuzzer's) counts. */
-const char *__asan_default_options(void);
-const char *__asan_default_options(void)
-{
-    return "leak_check_at_exit=0";
-}
-
-static void finalize(void)
-{
-    rmaib_mpi_layout_finalize();
-    MPI_Finalize();
-}
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* Before the first input, so that what MPI_Init allocates for good does not count
- * as that input's leak. */
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void) argc;
-    (void) argv;
-    MPI_Init(NULL, NULL);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    atexit(finalize);
-    return 0;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

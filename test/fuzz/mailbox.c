@@ -20,21 +20,9 @@
 #include "rmaib_win.h"
 #include "base/atomic_cpu.h"
 #include "base/reduce.h"
+#include "input.h"
 
 #define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
-
-typedef struct {
-    const uint8_t *p;
-    size_t n;
-} input_t;
-
-static uint64_t take(input_t *in, size_t bytes)
-{
-    uint64_t v = 0;
-    for (size_t i = 0; i < bytes && in->n; i++, in->p++, in->n--)
-        v |= (uint64_t) *in->p << 8 * i;
-    return v;
-}
 
 /* Inside [0, size), aligned at base + off to es. */
 static int fits(const char *base, size_t size, uint64_t off, size_t es)
