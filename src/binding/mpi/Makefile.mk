@@ -14,6 +14,8 @@ librmaib_mpi_la_SOURCES += \
 	src/binding/mpi/datatype_named.c \
 	src/binding/mpi/datatype_decode.c \
 	src/binding/mpi/datatype_flat.c \
+	src/binding/mpi/info.h \
+	src/binding/mpi/info.c \
 	src/binding/mpi/win.c \
 	src/binding/mpi/rma.h \
 	src/binding/mpi/rma.c \

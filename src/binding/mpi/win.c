@@ -15,6 +15,7 @@
 #include "rmaib_host.h"
 #include "base/config.h"
 #include "host.h"
+#include "info.h"
 #include "mpix_rmaib.h"
 
 static int mpi_flavor(int f)
@@ -35,32 +36,6 @@ static const char *flavor_name(int f)
 {
     static const char *names[] = { "?", "create", "allocate", "dynamic", "shared" };
     return f >= 1 && f <= 4 ? names[f] : "?";
-}
-
-/* Info keys rmaib reads at creation: rmaib_lock=tas|mcs, alloc_shared_noncontig. */
-static int info_flag(MPI_Info info, const char *key, const char *yes)
-{
-    char val[MPI_MAX_INFO_VAL + 1];
-    int flag = 0;
-    if (info == MPI_INFO_NULL)
-        return 0;
-    PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, val, &flag);
-    return flag && strcmp(val, yes) == 0;
-}
-
-/* Info mpi_assert_max_num_notify: a count of notification counters; anything but a
- * non-negative integer is ignored, as hints are (-1: the default). */
-static int info_max_notify(MPI_Info info)
-{
-    char val[MPI_MAX_INFO_VAL + 1], *end;
-    int flag = 0;
-    if (info == MPI_INFO_NULL)
-        return -1;
-    PMPI_Info_get(info, MPIX_RMAIB_INFO_MAX_NOTIFY, MPI_MAX_INFO_VAL, val, &flag);
-    if (!flag)
-        return -1;
-    long v = strtol(val, &end, 10);
-    return end == val || *end || v < 0 ? -1 : v > RMAIB_NOTIFY_LIMIT ? RMAIB_NOTIFY_LIMIT : (int) v;
 }
 
 /* ---------------------------------------------------------------- the shared duplicate */
@@ -142,14 +117,9 @@ static int create_core(rmaib_mpi_win_t *bw, int flavor, MPI_Aint size, int disp_
         .flavor = flavor, .hcomm = &bw->dup->comm, .rank = rank, .nranks = nranks,
         .base = base, .size = (size_t) size, .disp_unit = disp_unit,
         .lock_alg = rmaib_config.lock_alg,
-        .noncontig = info_flag(info, "alloc_shared_noncontig", "true"),
-        .max_notify = info_max_notify(info),
     };
     (void) rmaib_mpi_notify_class();   /* the same value on every process */
-    if (info_flag(info, MPIX_RMAIB_INFO_LOCK, MPIX_RMAIB_LOCK_MCS))
-        a.lock_alg = RMAIB_LOCKALG_MCS;
-    else if (info_flag(info, MPIX_RMAIB_INFO_LOCK, MPIX_RMAIB_LOCK_TAS))
-        a.lock_alg = RMAIB_LOCKALG_TAS;
+    rmaib_mpi_win_info(info, &a.lock_alg, &a.noncontig, &a.max_notify);
 
     int rerr = rmaib_win_create(&a, &bw->core);
     return rerr == RMAIB_OK ? MPI_SUCCESS : rmaib_mpi_code(rerr);
