@@ -38,10 +38,11 @@ static int layout(int count, MPI_Datatype dt, const rmaib_layout_t **l)
     return *l ? RMAIB_OK : RMAIB_ERR_TYPE;
 }
 
-/* Operation and layouts of an accumulate; RMAIB_OK or the error. */
-int rmaib_mpi_acc_resolve(int ocount, MPI_Datatype otype, int tcount, MPI_Datatype ttype,
-                          MPI_Op mop, const rmaib_layout_t **ol, const rmaib_layout_t **tl,
-                          rmaib_op_t *op)
+/* Operation and layouts of an accumulate; RMAIB_OK or the error.  Static inline for
+ * MPI_Accumulate's hot path; rmaib_mpi_acc_resolve serves the notified form. */
+static inline int acc_resolve(int ocount, MPI_Datatype otype, int tcount, MPI_Datatype ttype,
+                              MPI_Op mop, const rmaib_layout_t **ol, const rmaib_layout_t **tl,
+                              rmaib_op_t *op)
 {
     *op = op_of(mop);
     int rerr = *op ? RMAIB_OK : RMAIB_ERR_OP;
@@ -54,13 +55,20 @@ int rmaib_mpi_acc_resolve(int ocount, MPI_Datatype otype, int tcount, MPI_Dataty
     return rerr;
 }
 
+int rmaib_mpi_acc_resolve(int ocount, MPI_Datatype otype, int tcount, MPI_Datatype ttype,
+                          MPI_Op mop, const rmaib_layout_t **ol, const rmaib_layout_t **tl,
+                          rmaib_op_t *op)
+{
+    return acc_resolve(ocount, otype, tcount, ttype, mop, ol, tl, op);
+}
+
 static int accumulate(const void *obuf, int ocount, MPI_Datatype otype, int target,
                       MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Op mop,
                       rmaib_mpi_win_t *bw, int flags)
 {
     const rmaib_layout_t *ol, *tl;
     rmaib_op_t op;
-    int rerr = rmaib_mpi_acc_resolve(ocount, otype, tcount, ttype, mop, &ol, &tl, &op);
+    int rerr = acc_resolve(ocount, otype, tcount, ttype, mop, &ol, &tl, &op);
     if (rerr == RMAIB_OK && target != MPI_PROC_NULL)
         rerr = rmaib_accumulate(bw->core, obuf, (size_t) ocount, ol, target, tdisp,
                                 (size_t) tcount, tl, op, flags);
