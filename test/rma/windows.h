@@ -53,16 +53,18 @@ static inline void self_end(MPI_Win win)
     MPI_Win_unlock(me, win);
 }
 
-/* Read a window word written by RMA from its owner: the volatile access keeps the
- * compiler from caching it across the barrier or flush that made it visible. */
+/* Read a window word written by RMA from its owner: an atomic access, because
+ * rmaib's progress thread may apply a peer's atomic to it at any time, and it keeps
+ * the compiler from caching the word across the barrier or flush that made it
+ * visible. */
 static inline int64_t load64(const void *p)
 {
-    return *(const volatile int64_t *) p;
+    return __atomic_load_n((const int64_t *) p, __ATOMIC_RELAXED);
 }
 
 static inline void store64(void *p, int64_t v)
 {
-    *(volatile int64_t *) p = v;
+    __atomic_store_n((int64_t *) p, v, __ATOMIC_RELAXED);
 }
 
 /* ---- windows with a chosen lock algorithm ------------------------------------ */

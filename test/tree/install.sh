@@ -7,6 +7,10 @@
 set -u
 top_builddir=${RMAIB_TOP_BUILDDIR:-$(pwd)}
 mpiexec=${MPIEXEC:-mpiexec.mpich}
+top_srcdir=${RMAIB_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+# A sanitized build: the program below is not instrumented, so the sanitizer's
+# runtime must be preloaded ahead of the library it links.
+. "$top_srcdir/test/sanitizers/env.sh"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $1"; [ -f "$2" ] && tail -n 20 "$2" | sed 's/^/# /'; }
@@ -67,7 +71,8 @@ else
     cat "$tmp/pc.err" >> "$tmp/cc.log" 2>/dev/null
     not_ok "a program builds with \$(pkg-config --cflags --libs rmaib)" "$tmp/cc.log"
 fi
-if LD_LIBRARY_PATH=$root/lib RMAIB_VERBOSE=1 timeout 60 "$mpiexec" -n 2 "$tmp/app" > "$tmp/run.log" 2>&1 \
+if LD_LIBRARY_PATH=$root/lib RMAIB_VERBOSE=1 timeout 60 "$mpiexec" -n 2 \
+        ${san_runtime:+env LD_PRELOAD=$san_runtime} "$tmp/app" > "$tmp/run.log" 2>&1 \
    && [ "$(grep -c ' OK$' "$tmp/run.log")" = 2 ] && grep -q 'rmaib: window' "$tmp/run.log" \
    && grep -q 'lock=mcs' "$tmp/run.log"; then
     ok "it runs on 2 ranks with rmaib serving its window (lock=mcs from the header's key) and the puts land"
