@@ -112,13 +112,15 @@ typedef struct rmaib_peer {
     int disp_unit;
     int node;                   /* node index, equal for peers that share memory */
     int pid;
+    int notify_num;             /* its notification counters (set_num_notify) */
     uint64_t base;              /* peer's window base in its own address space */
     uint8_t lock_type;          /* RMAIB_LOCK_* this process holds on the peer */
     /* The peer's control block in this address space, set by the atomics transport
      * when its control-word atomics are plain CPU atomics on it (shm), else NULL. */
     char *ctrl_mapped;
-    int notify_num;             /* its notification counters (set_num_notify) */
 } rmaib_peer_t;
+/* Every operation reads its target's entry: keep each within one cache line. */
+_Static_assert(sizeof(rmaib_peer_t) <= RMAIB_CACHELINE, "rmaib_peer_t outgrew a cache line");
 
 /* Access epoch kinds. FENCE_ISSUED: a fence opened an epoch that no operation has
  * used yet, so the window may still move on to lock or PSCW (as MPICH does). */
