@@ -1,0 +1,8 @@
+# The collectives suite (MPI_Allreduce, MPI_Allgather, MPI_Alltoall on rmaib's
+# collective windows).  Rank counts, passes and forced algorithms are in
+# test/coll/testlist, which test/run-test reads.
+coll_tests =
+coll_tests += test/coll/allreduce_algorithms
+check_PROGRAMS += $(coll_tests)
+TESTS += $(coll_tests)
+EXTRA_DIST += test/coll/testlist test/coll/coll_check.h
