@@ -3,6 +3,9 @@
 # test/coll/testlist, which test/run-test reads.
 coll_tests =
 coll_tests += test/coll/allreduce_algorithms
+coll_tests += test/coll/allgather_alltoall
+coll_tests += test/coll/coll_subcomm_mixed
+coll_tests += test/coll/coll_errors
 check_PROGRAMS += $(coll_tests)
 TESTS += $(coll_tests)
 EXTRA_DIST += test/coll/testlist test/coll/coll_check.h
