@@ -86,12 +86,12 @@ static int finish(MPI_Comm comm, const char *call, rmaib_mpi_coll_t *st, int cod
     return rerr == RMAIB_OK ? MPI_SUCCESS : rmaib_mpi_comm_error(comm, rmaib_mpi_code(rerr));
 }
 
-/* The state that serves comm, or NULL (the host serves: *why says why). */
+/* comm's state; *why is set when the host serves every call on comm. */
 static rmaib_mpi_coll_t *served(MPI_Comm comm, const char **why)
 {
     rmaib_mpi_coll_t *st = rmaib_mpi_coll_find(comm);
     *why = !st ? "no collective state" : st->why_host;
-    return *why ? NULL : st;
+    return st;
 }
 
 int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
@@ -104,7 +104,7 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_
     rmaib_basic_t b = RMAIB_BASIC_NONE;
     rmaib_op_t rop = 0;
     size_t n = 0;
-    int code = st ? reduce_args(sbuf, rbuf, count, dt, op, &b, &rop, &n) : TO_HOST;
+    int code = !why ? reduce_args(sbuf, rbuf, count, dt, op, &b, &rop, &n) : TO_HOST;
     if (code == TO_HOST) {
         rmaib_mpi_coll_say("MPI_Allreduce", st, NULL, why ? why : "type or op");
         return rmaib_mpi_host_allreduce(sbuf, rbuf, count, dt, op, comm);
@@ -126,7 +126,7 @@ int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
     const char *why;
     rmaib_mpi_coll_t *st = served(comm, &why);
     size_t bytes = 0;
-    int code = st ? block_args(sbuf, scount, stype, rbuf, rcount, rtype, &bytes) : TO_HOST;
+    int code = !why ? block_args(sbuf, scount, stype, rbuf, rcount, rtype, &bytes) : TO_HOST;
     if (code == TO_HOST) {
         rmaib_mpi_coll_say("MPI_Allgather", st, NULL, why ? why : "types");
         return rmaib_mpi_host_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
@@ -148,7 +148,7 @@ int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
     const char *why;
     rmaib_mpi_coll_t *st = served(comm, &why);
     size_t bytes = 0;
-    int code = st ? block_args(sbuf, scount, stype, rbuf, rcount, rtype, &bytes) : TO_HOST;
+    int code = !why ? block_args(sbuf, scount, stype, rbuf, rcount, rtype, &bytes) : TO_HOST;
     if (code == TO_HOST) {
         rmaib_mpi_coll_say("MPI_Alltoall", st, NULL, why ? why : "types");
         return rmaib_mpi_host_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);

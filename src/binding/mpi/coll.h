@@ -13,13 +13,15 @@ typedef struct rmaib_mpi_coll {
     MPI_Comm dup;           /* the window's private communicator */
     int rank, nranks;
     const char *why_host;   /* why rmaib does not serve this communicator */
+    const char *said[3][4]; /* RMAIB_VERBOSE: the paths already named, per call */
 } rmaib_mpi_coll_t;
 
 /* comm's state, made on first use (collectively: call it from a collective), or
  * NULL if even that failed.  comm must not be MPI_COMM_NULL. */
 rmaib_mpi_coll_t *rmaib_mpi_coll_find(MPI_Comm comm);
-/* With RMAIB_VERBOSE=1: which path served call (alg, or the host because why). */
-void rmaib_mpi_coll_say(const char *call, const rmaib_mpi_coll_t *st, const char *alg,
+/* With RMAIB_VERBOSE=1: which path served call (alg, or the host because why),
+ * once per communicator, call and path (a line per call would swamp a loop). */
+void rmaib_mpi_coll_say(const char *call, rmaib_mpi_coll_t *st, const char *alg,
                         const char *why);
 
 #endif

@@ -111,14 +111,32 @@ rmaib_mpi_coll_t *rmaib_mpi_coll_find(MPI_Comm comm)
     return rmaib_mpi_coll_slow(comm);
 }
 
-void rmaib_mpi_coll_say(const char *call, const rmaib_mpi_coll_t *st, const char *alg,
+/* Has st named path for call yet?  Paths are string constants, compared by address. */
+static int said_before(rmaib_mpi_coll_t *st, const char *call, const char *path)
+{
+    int c = call[7] == 'r' ? 0 : call[7] == 'g' ? 1 : 2;    /* MPI_All[r|g|t]... */
+    for (int i = 0; i < 4; i++) {
+        if (st->said[c][i] == path)
+            return 1;
+        if (!st->said[c][i]) {
+            st->said[c][i] = path;
+            return 0;
+        }
+    }
+    return 1;                   /* every slot taken: stay quiet */
+}
+
+void rmaib_mpi_coll_say(const char *call, rmaib_mpi_coll_t *st, const char *alg,
                         const char *why)
 {
     if (!rmaib_config.verbose)
         return;
+    why = why ? why : st && st->why_host ? st->why_host : "unsupported";
+    if (st && said_before(st, call, alg ? alg : why))
+        return;
     if (alg)
-        rmaib_host_say("rmaib: %s served by rmaib, algorithm %s", call, alg);
+        rmaib_host_say("rmaib: %s on %d ranks served by rmaib, algorithm %s", call,
+                       st ? st->nranks : 0, alg);
     else
-        rmaib_host_say("rmaib: %s served by the host MPI (%s)", call,
-                       why ? why : st && st->why_host ? st->why_host : "unsupported");
+        rmaib_host_say("rmaib: %s served by the host MPI (%s)", call, why);
 }
