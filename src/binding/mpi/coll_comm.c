@@ -47,8 +47,10 @@ static void make_core(rmaib_mpi_coll_t *st, MPI_Comm comm)
     const rmaib_coll_config_t *cfg;
     int inter = 0;
     PMPI_Comm_test_inter(comm, &inter);
-    if (inter || rmaib_coll_config(&cfg) != RMAIB_OK || !cfg->enabled) {
-        st->why_host = inter ? "intercommunicator" : "RMAIB_COLL=off";
+    int bad = rmaib_coll_config(&cfg) != RMAIB_OK;     /* the value was named */
+    if (inter || bad || !cfg->enabled) {
+        st->why_host = inter ? "intercommunicator" : bad ? "bad RMAIB_COLL* value"
+            : "RMAIB_COLL=off";
         return;
     }
     PMPI_Comm_rank(comm, &st->rank);
