@@ -33,7 +33,7 @@ static int flat(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t count, rma
     for (int i = 1; i < p && rc == RMAIB_OK; i++)
         rc = rmaib_coll_send_one(c, (me + i) % p, mine, bytes);
     for (int r = 0; r < p && rc == RMAIB_OK; r++) {
-        const void *in = r == me ? mine : rmaib_coll_recv_peek(c, r);
+        const void *in = r == me ? mine : rmaib_coll_recv_peek(c, r, bytes);
         if (r == 0)
             memcpy(rbuf, in, bytes);
         else

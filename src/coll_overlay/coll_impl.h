@@ -8,7 +8,9 @@
  * word (written by S when it has consumed message k from R).  Data goes into one of
  * two slots per sender, again by k & 1, so a sender may run one message ahead of
  * the receiver's consumption; message k waits only for the acknowledgement of
- * message k - 2.  Counts only grow: nothing is reset between calls.
+ * message k - 2.  Counts only grow: nothing is reset between calls.  Messages of
+ * up to 16 bytes between ranks that map each other's control blocks travel
+ * inside the signal line.
  *
  * Each algorithm is a sequence of these send / receive steps with fixed peers, so a
  * schedule engine (issue 26) can later drive the same steps.
@@ -54,9 +56,9 @@ int rmaib_coll_sendrecv(rmaib_coll_t *c, int dst, const void *sbuf, size_t slen,
                         void *rbuf, size_t rlen, const coll_red_t *red);
 
 /* One whole message of at most a slot: send it, or wait for it and look at it in
- * place (recv_peek), then release the slot (recv_done). */
+ * place (recv_peek, len as sent), then release the slot (recv_done). */
 int rmaib_coll_send_one(rmaib_coll_t *c, int peer, const void *buf, size_t len);
-const void *rmaib_coll_recv_peek(rmaib_coll_t *c, int peer);
+const void *rmaib_coll_recv_peek(rmaib_coll_t *c, int peer, size_t len);
 int rmaib_coll_recv_done(rmaib_coll_t *c, int peer);
 
 /* c->tmp with at least n bytes, or NULL. */
