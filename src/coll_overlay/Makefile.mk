@@ -4,5 +4,6 @@ librmaib_core_la_SOURCES += \
 	src/coll_overlay/coll.c \
 	src/coll_overlay/allreduce.c \
 	src/coll_overlay/allgather.c \
-	src/coll_overlay/alltoall.c
+	src/coll_overlay/alltoall.c \
+	src/coll_overlay/dpml.c
 noinst_HEADERS += src/include/rmaib_coll.h

@@ -30,7 +30,7 @@ static int word_index(const char *w, const char *const *names)
 int rmaib_coll_config(const rmaib_coll_config_t **out)
 {
     static const char *const onoff[] = { "on", "off", NULL };
-    static const char *const ar[] = { "auto", "flat", "rd", "rsag", NULL };
+    static const char *const ar[] = { "auto", "flat", "rd", "rsag", "dpml", NULL };
     static const char *const ag[] = { "auto", "ring", "rd", "bruck", NULL };
     static const char *const a2a[] = { "auto", "direct", NULL };
     static rmaib_coll_config_t cfg;
@@ -93,9 +93,11 @@ int rmaib_coll_create(void *hcomm, int rank, int nranks, rmaib_coll_t **out)
     /* Even a rank short of memory joins the creation (it is collective); it then
      * frees the window with the others. */
     int rc = rmaib_win_create(&a, &c->win);
-    if (rc == RMAIB_OK && (!c->sent || !c->recvd))
+    if (rc == RMAIB_OK && (!c->sent || !c->recvd || rmaib_coll_nodes(c) != RMAIB_OK))
         rc = rmaib_first_error(RMAIB_ERR_NO_MEM, rmaib_win_free(c->win));
     if (rc != RMAIB_OK) {
+        free(c->local);
+        free(c->leaders);
         free(c->sent);
         free(c->recvd);
         free(c);
@@ -110,6 +112,8 @@ int rmaib_coll_free(rmaib_coll_t *c)
     if (!c)
         return RMAIB_OK;
     int rc = rmaib_win_free(c->win);
+    free(c->local);
+    free(c->leaders);
     free(c->sent);
     free(c->recvd);
     free(c->tmp);

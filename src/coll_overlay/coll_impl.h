@@ -34,6 +34,11 @@ struct rmaib_coll {
     size_t tmp_cap;
     const rmaib_coll_config_t *cfg;
     const char *last_alg;
+    /* Nodes (dpml.c): this node's ranks in rank order and our index among them;
+     * the ranks of our index on every node, in node order, and ours among them. */
+    int nnodes, node_uniform;   /* every node has nlocal ranks */
+    int *local, nlocal, lidx;
+    int *leaders, nleaders, nidx;
 };
 
 /* How a received chunk is consumed: copied, or reduced into the destination with
@@ -60,6 +65,16 @@ int rmaib_coll_sendrecv(rmaib_coll_t *c, int dst, const void *sbuf, size_t slen,
 int rmaib_coll_send_one(rmaib_coll_t *c, int peer, const void *buf, size_t len);
 const void *rmaib_coll_recv_peek(rmaib_coll_t *c, int peer, size_t len);
 int rmaib_coll_recv_done(rmaib_coll_t *c, int peer);
+
+/* Recursive doubling over the group ranks[0 .. p) (NULL: ranks 0 .. p-1), in
+ * which this rank has index me: every member ends with the reduction of all. */
+int rmaib_coll_rd_group(rmaib_coll_t *c, const int *ranks, int p, int me, void *rbuf,
+                        size_t bytes, coll_red_t *red);
+/* Block i of count elements cut into p blocks: [*first, *first + *n). */
+void rmaib_coll_block(size_t count, int p, int i, size_t *first, size_t *n);
+/* dpml.c: learn the nodes after the window is made; the DPML allreduce. */
+int rmaib_coll_nodes(rmaib_coll_t *c);
+int rmaib_coll_dpml(rmaib_coll_t *c, void *rbuf, size_t count, coll_red_t *red);
 
 /* c->tmp with at least n bytes, or NULL. */
 void *rmaib_coll_scratch(rmaib_coll_t *c, size_t n);
