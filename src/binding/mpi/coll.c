@@ -118,8 +118,14 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_
     return finish(comm, "MPI_Allreduce", st, code, rerr);
 }
 
-int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                  MPI_Datatype rtype, MPI_Comm comm)
+typedef int (*core_blocks_fn)(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t bytes);
+typedef int (*host_blocks_fn)(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                              int rcount, MPI_Datatype rtype, MPI_Comm comm);
+
+/* MPI_Allgather and MPI_Alltoall: one block per rank, the same checks and paths. */
+static int blocks(const char *call, core_blocks_fn core, host_blocks_fn host, const void *sbuf,
+                  int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                  MPI_Comm comm)
 {
     if (comm == MPI_COMM_NULL)
         return rmaib_mpi_comm_error(MPI_COMM_WORLD, MPI_ERR_COMM);
@@ -128,36 +134,28 @@ int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
     size_t bytes = 0;
     int code = !why ? block_args(sbuf, scount, stype, rbuf, rcount, rtype, &bytes) : TO_HOST;
     if (code == TO_HOST) {
-        rmaib_mpi_coll_say("MPI_Allgather", st, NULL, why ? why : "types");
-        return rmaib_mpi_host_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+        rmaib_mpi_coll_say(call, st, NULL, why ? why : "types");
+        return host(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     }
     const void *s = sbuf == MPI_IN_PLACE ? NULL : sbuf;
     int rerr = RMAIB_OK;
     if (code == MPI_SUCCESS && st->core)
-        rerr = rmaib_coll_allgather(st->core, s, rbuf, bytes);
+        rerr = core(st->core, s, rbuf, bytes);
     else if (code == MPI_SUCCESS && s)
-        memcpy(rbuf, s, bytes);
-    return finish(comm, "MPI_Allgather", st, code, rerr);
+        memcpy(rbuf, s, bytes);     /* one rank: its own block */
+    return finish(comm, call, st, code, rerr);
+}
+
+int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                  MPI_Datatype rtype, MPI_Comm comm)
+{
+    return blocks("MPI_Allgather", rmaib_coll_allgather, rmaib_mpi_host_allgather, sbuf, scount,
+                  stype, rbuf, rcount, rtype, comm);
 }
 
 int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                  MPI_Datatype rtype, MPI_Comm comm)
 {
-    if (comm == MPI_COMM_NULL)
-        return rmaib_mpi_comm_error(MPI_COMM_WORLD, MPI_ERR_COMM);
-    const char *why;
-    rmaib_mpi_coll_t *st = served(comm, &why);
-    size_t bytes = 0;
-    int code = !why ? block_args(sbuf, scount, stype, rbuf, rcount, rtype, &bytes) : TO_HOST;
-    if (code == TO_HOST) {
-        rmaib_mpi_coll_say("MPI_Alltoall", st, NULL, why ? why : "types");
-        return rmaib_mpi_host_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-    }
-    const void *s = sbuf == MPI_IN_PLACE ? NULL : sbuf;
-    int rerr = RMAIB_OK;
-    if (code == MPI_SUCCESS && st->core)
-        rerr = rmaib_coll_alltoall(st->core, s, rbuf, bytes);
-    else if (code == MPI_SUCCESS && s)
-        memcpy(rbuf, s, bytes);
-    return finish(comm, "MPI_Alltoall", st, code, rerr);
+    return blocks("MPI_Alltoall", rmaib_coll_alltoall, rmaib_mpi_host_alltoall, sbuf, scount,
+                  stype, rbuf, rcount, rtype, comm);
 }
