@@ -32,7 +32,7 @@ int rmaib_coll_config(const rmaib_coll_config_t **out)
     static const char *const onoff[] = { "on", "off", NULL };
     static const char *const ar[] = { "auto", "flat", "rd", "rsag", "dpml", NULL };
     static const char *const ag[] = { "auto", "ring", "rd", "bruck", NULL };
-    static const char *const a2a[] = { "auto", "direct", NULL };
+    static const char *const a2a[] = { "auto", "direct", "bruck", NULL };
     static rmaib_coll_config_t cfg;
     static int state;           /* 0 unread, 1 good, -1 bad */
     if (state == 0) {
