@@ -47,6 +47,35 @@ static void bitwise(size_t n)
     free(r);
 }
 
+/* MPI_2INT MAXLOC and MINLOC (value, rank): the extreme value, on a tie the
+ * lowest rank.  Values repeat across ranks, so ties happen. */
+static void loc(MPI_Op op, int max, size_t n)
+{
+    int (*s)[2] = calloc(n + 1, sizeof *s), (*r)[2] = calloc(n + 1, sizeof *r);
+    for (size_t i = 0; i < n; i++) {
+        s[i][0] = (int) ((tap_rank * 3 + i) % 4);
+        s[i][1] = tap_rank;
+    }
+    MPI_Allreduce(s, r, (int) n, MPI_2INT, op, MPI_COMM_WORLD);
+    for (size_t i = 0; i < n; i++) {
+        int bv = 0, bi = 0;
+        for (int q = 0; q < tap_size; q++) {
+            int v = (int) ((q * 3 + i) % 4);
+            if (q == 0 || (max ? v > bv : v < bv)) {
+                bv = v;
+                bi = q;
+            }
+        }
+        if (r[i][0] != bv || r[i][1] != bi) {
+            tap_fail("%s n=%zu: element %zu is (%d, %d), want (%d, %d)", max ? "MAXLOC" : "MINLOC",
+                     n, i, r[i][0], r[i][1], bv, bi);
+            break;
+        }
+    }
+    free(s);
+    free(r);
+}
+
 int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
@@ -64,6 +93,11 @@ int main(int argc, char **argv)
             tap_ok("allreduce %s on %s, 0 to 70000 elements", ops[o].name, ctypes[t].name);
         }
     }
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        loc(MPI_MAXLOC, 1, counts[c]);
+        loc(MPI_MINLOC, 0, counts[c]);
+    }
+    tap_ok("allreduce MAXLOC and MINLOC on MPI_2INT, ties to the lowest rank");
     one(&ctypes[4], MPI_SUM, "SUM", 400000, 0);
     one(&ctypes[4], MPI_MAX, "MAX", 400000, 1);
     tap_ok("allreduce of 3.2 MB doubles, out of place and in place");
