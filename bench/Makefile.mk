@@ -10,7 +10,8 @@ bench_programs = \
 	bench/osu_put_bibw bench/osu_acc_latency bench/osu_get_acc_latency \
 	bench/osu_fop_latency bench/osu_cas_latency \
 	bench/lock_contention bench/lock_sync bench/epoch_cost bench/overlap bench/core3 \
-	bench/flush_visible
+	bench/flush_visible \
+	bench/osu_allreduce bench/osu_allgather bench/osu_alltoall
 
 noinst_PROGRAMS += $(bench_programs)
 
@@ -44,6 +45,14 @@ bench_overlap_SOURCES = bench/overlap.c $(BENCH_COMMON)
 bench_overlap_LDADD = $(MPI_LIBS)
 bench_core3_SOURCES = bench/core3.c $(BENCH_COMMON)
 bench_core3_LDADD = $(MPI_LIBS)
+
+BENCH_COLL = bench/osu_coll.c bench/osu_coll.h
+bench_osu_allreduce_SOURCES = bench/osu_allreduce.c $(BENCH_COLL)
+bench_osu_allreduce_LDADD = $(MPI_LIBS)
+bench_osu_allgather_SOURCES = bench/osu_allgather.c $(BENCH_COLL)
+bench_osu_allgather_LDADD = $(MPI_LIBS)
+bench_osu_alltoall_SOURCES = bench/osu_alltoall.c $(BENCH_COLL)
+bench_osu_alltoall_LDADD = $(MPI_LIBS)
 
 # The provider's own round trip, a bare libfabric program (so only with libfabric).
 if RMAIB_HAVE_OFI

@@ -15,9 +15,7 @@ int rmaib_env_int(const char *name, int dflt)
     return v && *v ? atoi(v) : dflt;
 }
 
-/* The variable's value if it is one of the allowed words (or unset: the first one),
- * else NULL after saying so. */
-static const char *env_word(const char *name, const char *const *allowed)
+const char *rmaib_env_word(const char *name, const char *const *allowed)
 {
     const char *v = getenv(name);
     if (!v || !*v)
@@ -49,10 +47,10 @@ int rmaib_config_load(void)
     const char *prov = getenv("RMAIB_OFI_PROVIDER");
     rmaib_config.ofi_provider = prov && *prov ? prov : NULL;
 
-    const char *t = env_word("RMAIB_TRANSPORT", transports);
-    const char *l = env_word("RMAIB_LOCK", locks);
-    const char *a = env_word("RMAIB_OFI_ATOMICS", atomics);
-    const char *p = env_word("RMAIB_ASYNC_PROGRESS", progress);
+    const char *t = rmaib_env_word("RMAIB_TRANSPORT", transports);
+    const char *l = rmaib_env_word("RMAIB_LOCK", locks);
+    const char *a = rmaib_env_word("RMAIB_OFI_ATOMICS", atomics);
+    const char *p = rmaib_env_word("RMAIB_ASYNC_PROGRESS", progress);
     if (!t || !l || !a || !p)
         return RMAIB_ERR_ARG;
     rmaib_config.transport = t;

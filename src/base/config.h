@@ -25,4 +25,8 @@ int rmaib_config_load(void);
 /* An integer variable, dflt when unset or empty. */
 int rmaib_env_int(const char *name, int dflt);
 
+/* The variable's value if it is one of the allowed words (or unset: the first one),
+ * else NULL after saying so; allowed ends with NULL. */
+const char *rmaib_env_word(const char *name, const char *const *allowed);
+
 #endif

@@ -23,7 +23,10 @@ librmaib_mpi_la_SOURCES += \
 	src/binding/mpi/acc.c \
 	src/binding/mpi/request.h \
 	src/binding/mpi/request.c \
-	src/binding/mpi/notify.c
+	src/binding/mpi/notify.c \
+	src/binding/mpi/coll.h \
+	src/binding/mpi/coll.c \
+	src/binding/mpi/coll_comm.c
 noinst_HEADERS += \
 	src/include/rmaib.h \
 	src/include/rmaib_host.h \

@@ -10,7 +10,7 @@
 #include "request.h"
 #include "rma.h"
 
-static rmaib_op_t op_of(MPI_Op op)
+rmaib_op_t rmaib_mpi_op_of(MPI_Op op)
 {
     static const struct {
         MPI_Op mpi;
@@ -44,7 +44,7 @@ static inline int acc_resolve(int ocount, MPI_Datatype otype, int tcount, MPI_Da
                               MPI_Op mop, const rmaib_layout_t **ol, const rmaib_layout_t **tl,
                               rmaib_op_t *op)
 {
-    *op = op_of(mop);
+    *op = rmaib_mpi_op_of(mop);
     int rerr = *op ? RMAIB_OK : RMAIB_ERR_OP;
     if (rerr == RMAIB_OK)
         rerr = layout(ocount, otype, ol);
@@ -81,7 +81,7 @@ static int get_accumulate(const void *obuf, int ocount, MPI_Datatype otype, void
                           int flags)
 {
     const rmaib_layout_t *ol = NULL, *rl, *tl;
-    rmaib_op_t op = op_of(mop);
+    rmaib_op_t op = rmaib_mpi_op_of(mop);
     int rerr = op ? RMAIB_OK : RMAIB_ERR_OP;
     if (rerr == RMAIB_OK && op != RMAIB_OP_NO_OP)
         rerr = layout(ocount, otype, &ol);
@@ -123,7 +123,7 @@ int MPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype dt, int target,
 {
     LOOKUP(win, bw);
     const rmaib_layout_t *l = rmaib_mpi_layout_named(dt);
-    rmaib_op_t rop = op_of(op);
+    rmaib_op_t rop = rmaib_mpi_op_of(op);
     int rerr = !rop ? RMAIB_ERR_OP : !l ? RMAIB_ERR_TYPE : RMAIB_OK;
     if (rerr == RMAIB_OK && target != MPI_PROC_NULL)
         rerr = rmaib_fetch_and_op(bw->core, obuf, rbuf, l, target, tdisp, rop);

@@ -24,6 +24,8 @@ static inline int rmaib_mpi_rma_resolve(int ocount, MPI_Datatype otype, int tcou
         *tl = ttype == otype ? *ol : rmaib_mpi_layout(ttype, mpi_err);
     return *ol && *tl ? RMAIB_OK : RMAIB_ERR_TYPE;
 }
+/* rmaib's op for a predefined MPI op (REPLACE and NO_OP included), 0 for any other. */
+rmaib_op_t rmaib_mpi_op_of(MPI_Op op);
 /* Operation, counts and layouts of Accumulate. */
 int rmaib_mpi_acc_resolve(int ocount, MPI_Datatype otype, int tcount, MPI_Datatype ttype,
                           MPI_Op mop, const rmaib_layout_t **ol, const rmaib_layout_t **tl,

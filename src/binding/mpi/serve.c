@@ -143,20 +143,29 @@ int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_O
     SERVED(PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, &req_));
 }
 
-int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
-                  MPI_Comm comm)
+/* The host's collectives, for the calls coll.c leaves to the host. */
+int rmaib_mpi_host_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+                             MPI_Op op, MPI_Comm comm)
 {
     if (!rmaib_poll_wanted())
         return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
     SERVED(PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, &req_));
 }
 
-int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                  MPI_Datatype rtype, MPI_Comm comm)
+int rmaib_mpi_host_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                             int rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
     if (!rmaib_poll_wanted())
         return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     SERVED(PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, &req_));
+}
+
+int rmaib_mpi_host_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                            int rcount, MPI_Datatype rtype, MPI_Comm comm)
+{
+    if (!rmaib_poll_wanted())
+        return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    SERVED(PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, &req_));
 }
 
 int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,

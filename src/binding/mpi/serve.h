@@ -11,4 +11,13 @@
  * MPI, rmaib's own included, once rmaib_poll_wanted() says peers need us to poll. */
 int rmaib_mpi_serve_wait(MPI_Request *req, MPI_Status *status);
 
+/* The host's MPI_Allreduce, MPI_Allgather and MPI_Alltoall, serving the endpoint
+ * while they wait, for the calls the collective entry points (coll.c) leave to it. */
+int rmaib_mpi_host_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+                             MPI_Op op, MPI_Comm comm);
+int rmaib_mpi_host_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                             int rcount, MPI_Datatype rtype, MPI_Comm comm);
+int rmaib_mpi_host_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                            int rcount, MPI_Datatype rtype, MPI_Comm comm);
+
 #endif

@@ -1,0 +1,277 @@
+/*
+ * The collective window of a communicator and the notified message every
+ * collective algorithm is made of (see coll_impl.h for the protocol).
+ *
+ * The window is an allocated rmaib window: its memory holds two slots per sender,
+ * its control block's notification area one signal line per sender.  Data moves
+ * through the peer's transport (shm: memcpy into the mapped segment; ofi: an RDMA
+ * write), the flag through rmaib_ctrl_store, which the transport orders after the
+ * data (shm: a release store; ofi: behind the write, or after a flush where the
+ * provider does not order writes).  Flags are read with loads of our own control
+ * block, as the fence and PSCW signals are.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "coll_impl.h"
+#include "rma/rma_impl.h"
+#include "base/config.h"
+#include "base/reduce.h"
+
+/* ---------------------------------------------------------------- configuration */
+
+static int word_index(const char *w, const char *const *names)
+{
+    int i = 0;
+    while (strcmp(w, names[i]) != 0)
+        i++;
+    return i;
+}
+
+int rmaib_coll_config(const rmaib_coll_config_t **out)
+{
+    static const char *const onoff[] = { "on", "off", NULL };
+    static const char *const ar[] = { "auto", "flat", "rd", "rsag", "dpml", NULL };
+    static const char *const ag[] = { "auto", "ring", "rd", "bruck", NULL };
+    static const char *const a2a[] = { "auto", "direct", "bruck", NULL };
+    static rmaib_coll_config_t cfg;
+    static int state;           /* 0 unread, 1 good, -1 bad */
+    if (state == 0) {
+        const char *e = rmaib_env_word("RMAIB_COLL", onoff);
+        const char *r = rmaib_env_word("RMAIB_COLL_ALLREDUCE", ar);
+        const char *g = rmaib_env_word("RMAIB_COLL_ALLGATHER", ag);
+        const char *t = rmaib_env_word("RMAIB_COLL_ALLTOALL", a2a);
+        state = e && r && g && t ? 1 : -1;
+        if (state == 1) {
+            cfg.enabled = strcmp(e, "on") == 0;
+            cfg.allreduce = word_index(r, ar);
+            cfg.allgather = word_index(g, ag);
+            cfg.alltoall = word_index(t, a2a);
+        }
+    }
+    *out = &cfg;
+    return state == 1 ? RMAIB_OK : RMAIB_ERR_ARG;
+}
+
+/* ---------------------------------------------------------------- the window */
+
+/* Slots shrink as the group grows, so the window stays near 2 MiB a rank. */
+static size_t slot_size(int nranks)
+{
+    size_t s = ((size_t) 1 << 20) / (size_t) nranks;
+    s = s > 65536 ? 65536 : s < 4096 ? 4096 : s;
+    return s & ~(size_t) (RMAIB_CACHELINE - 1);
+}
+
+/* Notification words before the first cache-line boundary of the area, so that
+ * each sender's signal line is a line of its own. */
+static int sig_skip(int nranks)
+{
+    size_t off = rmaib_ctrl_notify_off(nranks, 0);
+    return (int) (((RMAIB_CACHELINE - off % RMAIB_CACHELINE) % RMAIB_CACHELINE) / 8);
+}
+
+int rmaib_coll_create(void *hcomm, int rank, int nranks, rmaib_coll_t **out)
+{
+    rmaib_coll_t *c = calloc(1, sizeof *c);
+    *out = NULL;
+    if (!c)
+        return RMAIB_ERR_NO_MEM;
+    c->rank = rank;
+    c->nranks = nranks;
+    c->slot = slot_size(nranks);
+    c->last_alg = "none";
+    int skip = sig_skip(nranks);
+    c->sig0 = rmaib_ctrl_notify_off(nranks, skip);
+    c->sent = calloc((size_t) nranks, sizeof *c->sent);
+    c->recvd = calloc((size_t) nranks, sizeof *c->recvd);
+    rmaib_coll_config(&c->cfg);
+    rmaib_win_args_t a = {
+        .flavor = RMAIB_FLAVOR_ALLOCATE, .hcomm = hcomm, .rank = rank, .nranks = nranks,
+        .size = 2 * c->slot * (size_t) nranks, .disp_unit = 1,
+        .lock_alg = RMAIB_LOCKALG_TAS, .max_notify = skip + nranks * RMAIB_CACHELINE / 8,
+    };
+    /* Even a rank short of memory joins the creation (it is collective); it then
+     * frees the window with the others. */
+    int rc = rmaib_win_create(&a, &c->win);
+    if (rc == RMAIB_OK && (!c->sent || !c->recvd || rmaib_coll_nodes(c) != RMAIB_OK))
+        rc = rmaib_first_error(RMAIB_ERR_NO_MEM, rmaib_win_free(c->win));
+    if (rc != RMAIB_OK) {
+        free(c->local);
+        free(c->leaders);
+        free(c->sent);
+        free(c->recvd);
+        free(c);
+        return rc;
+    }
+    *out = c;
+    return RMAIB_OK;
+}
+
+int rmaib_coll_free(rmaib_coll_t *c)
+{
+    if (!c)
+        return RMAIB_OK;
+    int rc = rmaib_win_free(c->win);
+    free(c->local);
+    free(c->leaders);
+    free(c->sent);
+    free(c->recvd);
+    free(c->tmp);
+    free(c);
+    return rc;
+}
+
+const char *rmaib_coll_last_alg(const rmaib_coll_t *c)
+{
+    return c->last_alg;
+}
+
+void *rmaib_coll_scratch(rmaib_coll_t *c, size_t n)
+{
+    if (n > c->tmp_cap) {
+        void *t = realloc(c->tmp, n);
+        if (!t)
+            return NULL;
+        c->tmp = t;
+        c->tmp_cap = n;
+    }
+    return c->tmp;
+}
+
+/* ---------------------------------------------------------------- messages */
+
+/* Word w (0, 1: flags; 2: acknowledgement) of sender peer's line in our block. */
+static const uint64_t *my_word(const rmaib_coll_t *c, int peer, int w)
+{
+    return (const uint64_t *) ((const char *) c->win->my_ctrl + c->sig0
+                               + (size_t) peer * RMAIB_CACHELINE) + w;
+}
+
+/* Our line in peer's block, word w. */
+static size_t peer_word_off(const rmaib_coll_t *c, int w)
+{
+    return c->sig0 + (size_t) c->rank * RMAIB_CACHELINE + (size_t) w * 8;
+}
+
+static size_t slot_off(const rmaib_coll_t *c, int sender, uint64_t k)
+{
+    return ((size_t) sender * 2 + (size_t) (k & 1)) * c->slot;
+}
+
+/* The back-off serves the backends each round: a software provider moves the
+ * flags aimed at us only while we poll. */
+static void wait_at_least(const uint64_t *word, uint64_t k)
+{
+    if (rmaib_load(word) >= k)
+        return;
+    RMAIB_BACKOFF(bo);
+    while (rmaib_load(word) < k)
+        rmaib_backoff(&bo);
+}
+
+/* A message of a few bytes to a peer whose control block we map travels in the
+ * signal line itself (words 3-4 or 5-6, by k & 1), so the receiver takes one
+ * cache line, not two: the 8-byte allreduce's whole critical path. */
+#define INLINE_MAX 16
+
+static int inline_to(const rmaib_coll_t *c, int peer, size_t len)
+{
+    return len <= INLINE_MAX && c->win->peers[peer].ctrl_mapped;
+}
+
+int rmaib_coll_send_one(rmaib_coll_t *c, int peer, const void *buf, size_t len)
+{
+    rmaib_win_t *w = c->win;
+    uint64_t k = ++c->sent[peer];
+    if (k > 2)
+        wait_at_least(my_word(c, peer, 2), k - 2);     /* its slot is free again */
+    const rmaib_tp_ops_t *tp = w->peers[peer].tp;
+    int rc = RMAIB_OK;
+    if (inline_to(c, peer, len)) {
+        /* Plain stores; the flag's release store below publishes them. */
+        memcpy(w->peers[peer].ctrl_mapped + peer_word_off(c, 3 + 2 * (int) (k & 1)), buf, len);
+    } else if (len) {
+        rc = tp->put(w, peer, slot_off(c, c->rank, k), buf, len);
+        /* The caller may change buf as soon as we return (a reduction into it). */
+        if (rc == RMAIB_OK)
+            rc = tp->flush_local(w, peer);
+    }
+    return rc == RMAIB_OK ? rmaib_ctrl_store(w, peer, peer_word_off(c, (int) (k & 1)), k) : rc;
+}
+
+const void *rmaib_coll_recv_peek(rmaib_coll_t *c, int peer, size_t len)
+{
+    uint64_t k = c->recvd[peer] + 1;
+    wait_at_least(my_word(c, peer, (int) (k & 1)), k);
+    if (inline_to(c, peer, len))
+        return my_word(c, peer, 3 + 2 * (int) (k & 1));
+    return (const char *) c->win->base + slot_off(c, peer, k);
+}
+
+/* The release store orders our reads of the slot before the sender's next write. */
+int rmaib_coll_recv_done(rmaib_coll_t *c, int peer)
+{
+    uint64_t k = ++c->recvd[peer];
+    return rmaib_ctrl_store(c->win, peer, peer_word_off(c, 2), k);
+}
+
+static size_t chunk_of(const rmaib_coll_t *c, const coll_red_t *red)
+{
+    return red ? c->slot - c->slot % red->esize : c->slot;
+}
+
+/* Consume one received chunk of n bytes at dst. */
+static void consume(void *dst, void *slot, size_t n, const coll_red_t *red)
+{
+    if (!red) {
+        memcpy(dst, slot, n);
+    } else if (red->mine_first) {
+        rmaib_reduce(red->b, red->op, dst, slot, n / red->esize);
+    } else {
+        /* The slot is ours until acknowledged: reduce into it, theirs first. */
+        rmaib_reduce(red->b, red->op, slot, dst, n / red->esize);
+        memcpy(dst, slot, n);
+    }
+}
+
+static int recv_chunk(rmaib_coll_t *c, int peer, char *buf, size_t off, size_t len,
+                      size_t chunk, const coll_red_t *red)
+{
+    size_t n = len - off < chunk ? len - off : chunk;
+    consume(buf + off, (void *) rmaib_coll_recv_peek(c, peer, n), n, red);
+    return rmaib_coll_recv_done(c, peer);
+}
+
+int rmaib_coll_send(rmaib_coll_t *c, int peer, const void *buf, size_t len, const coll_red_t *red)
+{
+    size_t chunk = chunk_of(c, red);
+    int rc = RMAIB_OK;
+    for (size_t off = 0; off < len && rc == RMAIB_OK; off += chunk)
+        rc = rmaib_coll_send_one(c, peer, (const char *) buf + off,
+                                 len - off < chunk ? len - off : chunk);
+    return rc;
+}
+
+int rmaib_coll_recv(rmaib_coll_t *c, int peer, void *buf, size_t len, const coll_red_t *red)
+{
+    size_t chunk = chunk_of(c, red);
+    int rc = RMAIB_OK;
+    for (size_t off = 0; off < len && rc == RMAIB_OK; off += chunk)
+        rc = recv_chunk(c, peer, buf, off, len, chunk, red);
+    return rc;
+}
+
+int rmaib_coll_sendrecv(rmaib_coll_t *c, int dst, const void *sbuf, size_t slen, int src,
+                        void *rbuf, size_t rlen, const coll_red_t *red)
+{
+    size_t chunk = chunk_of(c, red);
+    int rc = RMAIB_OK;
+    for (size_t off = 0; (off < slen || off < rlen) && rc == RMAIB_OK; off += chunk) {
+        if (off < slen)
+            rc = rmaib_coll_send_one(c, dst, (const char *) sbuf + off,
+                                     slen - off < chunk ? slen - off : chunk);
+        if (rc == RMAIB_OK && off < rlen)
+            rc = recv_chunk(c, src, rbuf, off, rlen, chunk, red);
+    }
+    return rc;
+}

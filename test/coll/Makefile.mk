@@ -1,0 +1,12 @@
+# The collectives suite (MPI_Allreduce, MPI_Allgather, MPI_Alltoall on rmaib's
+# collective windows).  Rank counts, passes and forced algorithms are in
+# test/coll/testlist, which test/run-test reads.
+coll_tests =
+coll_tests += test/coll/allreduce_algorithms
+coll_tests += test/coll/allgather_alltoall
+coll_tests += test/coll/coll_subcomm_mixed
+coll_tests += test/coll/coll_errors
+coll_tests += test/coll/coll_served_by_rmaib
+check_PROGRAMS += $(coll_tests)
+TESTS += $(coll_tests)
+EXTRA_DIST += test/coll/testlist test/coll/coll_check.h

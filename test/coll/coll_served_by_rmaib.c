@@ -1,0 +1,67 @@
+/*
+ * rmaib, not the host, serves the collectives it takes over, with the algorithm
+ * forced (testlist: RMAIB_VERBOSE=1 RMAIB_COLL_ALLREDUCE=rsag
+ * RMAIB_COLL_ALLGATHER=bruck): each rank catches its own stderr in a file and
+ * finds there the RMAIB_VERBOSE line of each path, and the host's line for the
+ * call rmaib leaves to it (a user-defined op).
+ */
+#include <stdio.h>
+#include <unistd.h>
+#include "coll_check.h"
+
+static void user_max(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void) dt;
+    for (int i = 0; i < *len; i++)
+        if (((int *) in)[i] > ((int *) inout)[i])
+            ((int *) inout)[i] = ((int *) in)[i];
+}
+
+/* Does the file hold a line containing want? */
+static int has_line(FILE *f, const char *want)
+{
+    char line[512];
+    rewind(f);
+    while (fgets(line, sizeof line, f))
+        if (strstr(line, want))
+            return 1;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    tap_init(&argc, &argv);
+    FILE *log = tmpfile();
+    int saved = dup(2);
+    fflush(stderr);
+    dup2(fileno(log), 2);
+
+    int s[64], r[64 * 16], one = tap_rank, got = -1;
+    for (int i = 0; i < 64; i++)
+        s[i] = tap_rank + i;
+    MPI_Allreduce(s, r, 64, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allgather(s, 2, MPI_INT, r, 2, MPI_INT, MPI_COMM_WORLD);
+    MPI_Alltoall(s, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD);
+    MPI_Op op;
+    MPI_Op_create(user_max, 1, &op);
+    MPI_Allreduce(&one, &got, 1, MPI_INT, op, MPI_COMM_WORLD);
+    MPI_Op_free(&op);
+
+    fflush(stderr);
+    dup2(saved, 2);
+    TAP_CHECK(got == tap_size - 1, "user-op allreduce gave %d", got);
+    char want[128];
+    const char *alg = tap_size == 1 ? "local" : "rsag";
+    snprintf(want, sizeof want, "MPI_Allreduce on %d ranks served by rmaib, algorithm %s",
+             tap_size, alg);
+    TAP_CHECK(has_line(log, want), "no line \"%s\"", want);
+    snprintf(want, sizeof want, "MPI_Allgather on %d ranks served by rmaib, algorithm %s",
+             tap_size, tap_size == 1 ? "local" : "bruck");
+    TAP_CHECK(has_line(log, want), "no line \"%s\"", want);
+    TAP_CHECK(has_line(log, "MPI_Alltoall on"), "no MPI_Alltoall line");
+    TAP_CHECK(has_line(log, "MPI_Allreduce served by the host MPI"),
+              "the user-defined op was not left to the host");
+    fclose(log);
+    tap_ok("rmaib serves its collectives with the forced algorithms, the host a user op");
+    return tap_done();
+}
