@@ -24,9 +24,12 @@
 
 const char *const bfs_variant_name[BFS_NVARIANTS] = { "notify", "get", "p2p" };
 
+/* One read: adjacency entries [off, off + len) of src, covering (parts of) the
+ * slices of ndesc consecutive descriptors in our inbox. */
 typedef struct read_job {
-    int src;
-    int64_t u, off, len;
+    int src, ndesc;
+    const int64_t *desc;
+    int64_t off, len;
 } read_job_t;
 
 typedef struct bfs_state {
@@ -44,6 +47,12 @@ typedef struct bfs_state {
     int err;
 } bfs_state_t;
 
+static int cmp64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+    return (x > y) - (x < y);
+}
+
 static void visit(bfs_state_t *st, int64_t w, int64_t u)
 {
     int64_t wl = w - st->g->vbase;
@@ -55,8 +64,13 @@ static void visit(bfs_state_t *st, int64_t w, int64_t u)
 
 static void consume(bfs_state_t *st, const read_job_t *j, const int64_t *buf)
 {
-    for (int64_t k = 0; k < j->len; k++)
-        visit(st, buf[k], j->u);
+    for (int d = 0; d < j->ndesc; d++) {
+        const int64_t *e = j->desc + 3 * d;
+        int64_t lo = e[1] > j->off ? e[1] : j->off;
+        int64_t hi = e[1] + e[2] < j->off + j->len ? e[1] + e[2] : j->off + j->len;
+        for (int64_t k = lo; k < hi; k++)
+            visit(st, buf[k - j->off], e[0]);
+    }
 }
 
 /* Our frontier's slices towards q, into our send slot for q; returns its words. */
@@ -65,11 +79,11 @@ static int build_list(bfs_state_t *st, int q, int64_t mydeg)
     bfs_graph_t *g = st->g;
     int64_t *s = st->sendbuf + (int64_t) q * g->slot_words, n = 0;
     for (int64_t i = 0; i < st->nfront; i++) {
-        const int64_t *r = &g->rowq[st->front[i] * (g->np + 1)];
-        if (r[q + 1] > r[q]) {
+        int64_t off, len = bfs_slice(g, st->front[i], q, &off);
+        if (len > 0) {
             s[2 + 3 * n] = g->vbase + st->front[i];
-            s[3 + 3 * n] = r[q];
-            s[4 + 3 * n] = r[q + 1] - r[q];
+            s[3 + 3 * n] = off;
+            s[4 + 3 * n] = len;
             n++;
         }
     }
@@ -84,9 +98,9 @@ static void local_slices(bfs_state_t *st)
     bfs_graph_t *g = st->g;
     const int64_t *adj = g->win_base + g->inbox_words;
     for (int64_t i = 0; i < st->nfront; i++) {
-        const int64_t *r = &g->rowq[st->front[i] * (g->np + 1)];
-        read_job_t j = { g->me, g->vbase + st->front[i], r[g->me], r[g->me + 1] - r[g->me] };
-        consume(st, &j, adj + j.off);
+        int64_t off, len = bfs_slice(g, st->front[i], g->me, &off);
+        for (int64_t k = off; k < off + len; k++)
+            visit(st, adj[k], g->vbase + st->front[i]);
     }
 }
 
@@ -95,28 +109,46 @@ static int64_t inbox_disp(const bfs_graph_t *g, int level, int sender)
     return ((int64_t) (level & 1) * g->np + sender) * g->slot_words;
 }
 
-/* Sender src's descriptors of this level, now in our inbox, become read jobs. */
+static void push_job(bfs_state_t *st, int src, const int64_t *desc, int ndesc, int64_t off,
+                     int64_t len)
+{
+    if (st->qlen == st->qcap) {
+        st->qcap = st->qcap ? 2 * st->qcap : 1024;
+        read_job_t *q = realloc(st->queue, st->qcap * sizeof *q);
+        if (!q) {
+            st->err = 1;
+            return;
+        }
+        st->queue = q;
+    }
+    st->queue[st->qlen++] = (read_job_t) { src, ndesc, desc, off, len };
+}
+
+/* Sender src's descriptors of this level, now in our inbox, become read jobs: a long
+ * slice is cut into reads of BFS_SLICE_MAX, and slices at most BFS_GAP apart share
+ * one read (the gap is read and skipped), as long as it stays within BFS_SLICE_MAX. */
 static void take_list(bfs_state_t *st, int level, int src)
 {
     bfs_graph_t *g = st->g;
-    const int64_t *s = g->win_base + inbox_disp(g, level, src);
+    const int64_t *s = g->win_base + inbox_disp(g, level, src), *d = s + 2;
+    int64_t n = s[0], i = 0;
     st->total += s[1];
-    for (int64_t i = 0; i < s[0]; i++)
-        for (int64_t done = 0; done < s[4 + 3 * i]; done += BFS_SLICE_MAX) {
-            if (st->qlen == st->qcap) {
-                st->qcap = st->qcap ? 2 * st->qcap : 1024;
-                read_job_t *q = realloc(st->queue, st->qcap * sizeof *q);
-                if (!q) {
-                    st->err = 1;
-                    return;
-                }
-                st->queue = q;
-            }
-            int64_t len = s[4 + 3 * i] - done;
-            read_job_t j = { src, s[2 + 3 * i], s[3 + 3 * i] + done,
-                             len < BFS_SLICE_MAX ? len : BFS_SLICE_MAX };
-            st->queue[st->qlen++] = j;
+    while (i < n && !st->err) {
+        int64_t first = i, lo = d[3 * i + 1], hi = lo + d[3 * i + 2];
+        i++;
+        if (hi - lo > BFS_SLICE_MAX) {
+            for (int64_t o = lo; o < hi; o += BFS_SLICE_MAX)
+                push_job(st, src, d + 3 * first, 1, o, hi - o < BFS_SLICE_MAX ? hi - o
+                         : BFS_SLICE_MAX);
+            continue;
         }
+        while (i < n && d[3 * i + 1] >= hi && d[3 * i + 1] - hi <= BFS_GAP
+               && d[3 * i + 1] + d[3 * i + 2] - lo <= BFS_SLICE_MAX) {
+            hi = d[3 * i + 1] + d[3 * i + 2];
+            i++;
+        }
+        push_job(st, src, d + 3 * first, (int) (i - first), lo, hi - lo);
+    }
 }
 
 static int64_t frontier_degree(const bfs_state_t *st)
@@ -293,6 +325,8 @@ static int traverse_rma(bfs_graph_t *g, enum bfs_variant v, int64_t root, int in
         st.front = st.next;
         st.next = t;
         st.nfront = st.nnext;
+        /* In vertex order the descriptors' slices follow each other: fewer reads. */
+        qsort(st.front, (size_t) st.nfront, sizeof *st.front, cmp64);
         if (st.total == 0 || st.err)
             break;
     }

@@ -4,8 +4,10 @@
  * bfs_p2p.c), validated by the Graph500 rules against a sequential BFS (validate.c).
  *
  * Vertices are dealt out in blocks of g->chunk; each rank holds the adjacency of its
- * own vertices, every row sorted, so the neighbours a row has on rank q are one
- * slice of it (rowq).  A level of the RMA traversals: each rank tells every other
+ * own vertices grouped by the owner of the neighbour: for each rank q, the slices of
+ * all its rows that point to q, one after the other in row order (bfs_slice), so
+ * that a receiver's slices of a dense frontier are near each other and few reads
+ * fetch them.  A level of the RMA traversals: each rank tells every other
  * rank which slices of its frontier's rows point there (a descriptor list in the
  * receiver's inbox), and the receiver pulls those slices and claims the vertices.
  */
@@ -19,7 +21,8 @@ enum bfs_variant { BFS_NOTIFY, BFS_GET, BFS_P2P, BFS_NVARIANTS };
 extern const char *const bfs_variant_name[BFS_NVARIANTS];
 
 #define BFS_INFLIGHT_MAX 256    /* read slots (notification counters) at most */
-#define BFS_SLICE_MAX 2048      /* longest read, in vertices; longer slices are cut */
+#define BFS_SLICE_MAX 4096      /* longest read, in vertices; longer slices are cut */
+#define BFS_GAP 256             /* slices at most this far apart share a read */
 
 typedef struct bfs_graph {
     int scale, edgefactor, me, np;
@@ -27,7 +30,7 @@ typedef struct bfs_graph {
     int64_t nglobal, nedges;    /* 2^scale vertices, edgefactor * 2^scale input edges */
     int64_t chunk;              /* vertices per rank: rank r owns [r * chunk, ...) */
     int64_t vbase, nlocal;
-    int64_t *rowq;              /* row u's slice for rank q: [rowq[u * (np + 1) + q], +1) */
+    int64_t *rowq;              /* see bfs_slice; row nlocal: the ends of the groups */
     int64_t nadj;               /* adjacency entries held here */
     int64_t *win_base;          /* window: inbox (inbox_words), then the adjacency */
     int64_t inbox_words, slot_words;
@@ -48,6 +51,13 @@ int bfs_graph_build(bfs_graph_t *g, int scale, int edgefactor, uint64_t seed, MP
 void bfs_graph_free(bfs_graph_t *g);
 int64_t bfs_owner(const bfs_graph_t *g, int64_t v);
 int64_t bfs_degree(const bfs_graph_t *g, int64_t ulocal);
+
+/* The neighbours of local vertex u on rank q: adjacency entries [*off, *off + len). */
+static inline int64_t bfs_slice(const bfs_graph_t *g, int64_t u, int q, int64_t *off)
+{
+    *off = g->rowq[u * (g->np + 1) + q];
+    return g->rowq[(u + 1) * (g->np + 1) + q] - *off;
+}
 int64_t bfs_pick_root(const bfs_graph_t *g, int k);
 
 /* bfs.c: a traversal from root into parent (g->nlocal words; -1: not reached).

@@ -32,10 +32,10 @@ static int pack(const bfs_graph_t *g, p2p_bufs_t *b, const int64_t *front, int64
     for (int q = 0; q <= np; q++)
         b->sdisp[q] = 0;
     for (int64_t i = 0; i < nfront; i++) {
-        const int64_t *r = &g->rowq[front[i] * (np + 1)];
+        int64_t off;
         for (int q = 0; q < np; q++)
             if (q != g->me)
-                b->sdisp[q + 1] += (int) (2 * (r[q + 1] - r[q]));
+                b->sdisp[q + 1] += (int) (2 * bfs_slice(g, front[i], q, &off));
     }
     for (int q = 0; q < np; q++) {
         b->scount[q] = b->sdisp[q + 1];
@@ -46,9 +46,9 @@ static int pack(const bfs_graph_t *g, p2p_bufs_t *b, const int64_t *front, int64
     const int64_t *adj = g->win_base + g->inbox_words;
     for (int64_t i = 0; i < nfront; i++) {
         int64_t u = g->vbase + front[i];
-        const int64_t *r = &g->rowq[front[i] * (np + 1)];
-        for (int q = 0; q < np; q++)
-            for (int64_t k = r[q]; k < r[q + 1]; k++) {
+        for (int q = 0; q < np; q++) {
+            int64_t off, len = bfs_slice(g, front[i], q, &off);
+            for (int64_t k = off; k < off + len; k++) {
                 if (q != g->me) {
                     b->sbuf[b->sdisp[q]++] = adj[k];
                     b->sbuf[b->sdisp[q]++] = u;
@@ -57,6 +57,7 @@ static int pack(const bfs_graph_t *g, p2p_bufs_t *b, const int64_t *front, int64
                     next[(*nnext)++] = adj[k] - g->vbase;
                 }
             }
+        }
     }
     for (int q = 0; q < np; q++)
         b->sdisp[q] -= b->scount[q];

@@ -51,7 +51,10 @@ int64_t bfs_owner(const bfs_graph_t *g, int64_t v)
 
 int64_t bfs_degree(const bfs_graph_t *g, int64_t u)
 {
-    return g->rowq[(u + 1) * (g->np + 1)] - g->rowq[u * (g->np + 1)];
+    int64_t d = 0, off;
+    for (int q = 0; q < g->np; q++)
+        d += bfs_slice(g, u, q, &off);
+    return d;
 }
 
 static int cmp64(const void *a, const void *b)
@@ -108,37 +111,43 @@ static int exchange_edges(const bfs_graph_t *g, MPI_Comm comm, int64_t **pairs, 
     return *pairs ? 0 : -1;
 }
 
-/* Rows from the pairs, each sorted, and the slice boundaries per owner. */
+/* Rows from the pairs, each sorted (so cut by owner), then regrouped by owner into
+ * adj; rowq gets where each slice starts. */
 static int build_rows(bfs_graph_t *g, const int64_t *pairs, int64_t n, int64_t *adj)
 {
     int np = g->np;
     int64_t *start = calloc((size_t) g->nlocal + 1, sizeof(int64_t));
-    if (!start)
+    int64_t *rows = malloc(sizeof(int64_t) * (size_t) (n + 1));
+    int64_t *fill = malloc(sizeof(int64_t) * (size_t) (g->nlocal + 1));
+    if (!start || !rows || !fill) {
+        free(start);
+        free(rows);
+        free(fill);
         return -1;
+    }
     for (int64_t i = 0; i < n; i++)
         start[pairs[2 * i] - g->vbase + 1]++;
-    for (int64_t u = 0; u < g->nlocal; u++)
+    for (int64_t u = 0; u < g->nlocal; u++) {
         start[u + 1] += start[u];
-    int64_t *fill = g->rowq;    /* borrowed as a cursor per row */
-    for (int64_t u = 0; u < g->nlocal; u++)
         fill[u] = start[u];
+    }
     for (int64_t i = 0; i < n; i++)
-        adj[fill[pairs[2 * i] - g->vbase]++] = pairs[2 * i + 1];
-    for (int64_t u = 0; u <= g->nlocal; u++) {
-        int64_t *r = &g->rowq[u * (np + 1)];
-        if (u == g->nlocal) {
-            r[0] = start[u];
-            break;
+        rows[fill[pairs[2 * i] - g->vbase]++] = pairs[2 * i + 1];
+    int64_t pos = 0;
+    for (int64_t u = 0; u < g->nlocal; u++)
+        qsort(rows + start[u], (size_t) (start[u + 1] - start[u]), sizeof *rows, cmp64);
+    for (int q = 0; q < np; q++) {
+        for (int64_t u = 0; u < g->nlocal; u++) {
+            g->rowq[u * (np + 1) + q] = pos;
+            for (int64_t k = start[u]; k < start[u + 1]; k++)
+                if (bfs_owner(g, rows[k]) == q)
+                    adj[pos++] = rows[k];
         }
-        qsort(adj + start[u], (size_t) (start[u + 1] - start[u]), sizeof *adj, cmp64);
-        int64_t k = start[u];
-        for (int q = 0; q <= np; q++) {
-            while (q < np && k < start[u + 1] && bfs_owner(g, adj[k]) < q)
-                k++;
-            r[q] = q == np ? start[u + 1] : k;
-        }
+        g->rowq[g->nlocal * (np + 1) + q] = pos;
     }
     free(start);
+    free(rows);
+    free(fill);
     return 0;
 }
 
