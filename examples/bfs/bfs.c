@@ -47,12 +47,6 @@ typedef struct bfs_state {
     int err;
 } bfs_state_t;
 
-static int cmp64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
-    return (x > y) - (x < y);
-}
-
 static void visit(bfs_state_t *st, int64_t w, int64_t u)
 {
     int64_t wl = w - st->g->vbase;
@@ -326,7 +320,7 @@ static int traverse_rma(bfs_graph_t *g, enum bfs_variant v, int64_t root, int in
         st.next = t;
         st.nfront = st.nnext;
         /* In vertex order the descriptors' slices follow each other: fewer reads. */
-        qsort(st.front, (size_t) st.nfront, sizeof *st.front, cmp64);
+        qsort(st.front, (size_t) st.nfront, sizeof *st.front, bfs_cmp64);
         if (st.total == 0 || st.err)
             break;
     }

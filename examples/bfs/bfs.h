@@ -59,6 +59,7 @@ static inline int64_t bfs_slice(const bfs_graph_t *g, int64_t u, int q, int64_t 
     return g->rowq[(u + 1) * (g->np + 1) + q] - *off;
 }
 int64_t bfs_pick_root(const bfs_graph_t *g, int k);
+int bfs_cmp64(const void *a, const void *b);     /* qsort of int64_t */
 
 /* bfs.c: a traversal from root into parent (g->nlocal words; -1: not reached).
  * inflight: reads in flight at once (1 .. BFS_INFLIGHT_MAX). */

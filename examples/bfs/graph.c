@@ -57,7 +57,7 @@ int64_t bfs_degree(const bfs_graph_t *g, int64_t u)
     return d;
 }
 
-static int cmp64(const void *a, const void *b)
+int bfs_cmp64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
     return (x > y) - (x < y);
@@ -135,7 +135,7 @@ static int build_rows(bfs_graph_t *g, const int64_t *pairs, int64_t n, int64_t *
         rows[fill[pairs[2 * i] - g->vbase]++] = pairs[2 * i + 1];
     int64_t pos = 0;
     for (int64_t u = 0; u < g->nlocal; u++)
-        qsort(rows + start[u], (size_t) (start[u + 1] - start[u]), sizeof *rows, cmp64);
+        qsort(rows + start[u], (size_t) (start[u + 1] - start[u]), sizeof *rows, bfs_cmp64);
     for (int q = 0; q < np; q++) {
         for (int64_t u = 0; u < g->nlocal; u++) {
             g->rowq[u * (np + 1) + q] = pos;

@@ -18,12 +18,6 @@ typedef struct seq_graph {
     int64_t n, *start, *adj;
 } seq_graph_t;
 
-static int cmp64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
-    return (x > y) - (x < y);
-}
-
 static int seq_build(const bfs_graph_t *g, seq_graph_t *s)
 {
     s->n = g->nglobal;
@@ -55,7 +49,7 @@ static int seq_build(const bfs_graph_t *g, seq_graph_t *s)
     }
     for (int64_t x = 0; x < s->n; x++)
         qsort(s->adj + s->start[x], (size_t) (s->start[x + 1] - s->start[x]), sizeof(int64_t),
-              cmp64);
+              bfs_cmp64);
     free(fill);
     return 0;
 }
@@ -63,7 +57,7 @@ static int seq_build(const bfs_graph_t *g, seq_graph_t *s)
 static int has_edge(const seq_graph_t *s, int64_t u, int64_t v)
 {
     return bsearch(&v, s->adj + s->start[u], (size_t) (s->start[u + 1] - s->start[u]),
-                   sizeof(int64_t), cmp64) != NULL;
+                   sizeof(int64_t), bfs_cmp64) != NULL;
 }
 
 /* Rules 1-3: levels from the parent chains into level (-1: not reached). */
