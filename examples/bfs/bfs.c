@@ -178,6 +178,8 @@ static void level_notify(bfs_state_t *st, int level)
     int64_t mydeg = frontier_degree(st);
     unsigned char *took = calloc((size_t) np, 1);
     st->total = mydeg;
+    if (!took)
+        st->err = 1;
     for (int k = 1; k < np; k++) {
         int q = (g->me + k) % np, words = build_list(st, q, mydeg);
         MPI_Aint disp = (MPI_Aint) inbox_disp(g, level, g->me);

@@ -3,6 +3,7 @@
  * CSR.  Edge e is a function of (seed, e) alone, so any number of ranks, and the
  * validator on one rank, build the same graph.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,10 @@ int bfs_graph_build(bfs_graph_t *g, int scale, int edgefactor, uint64_t seed, MP
     g->vbase = g->chunk * g->me < g->nglobal ? g->chunk * g->me : g->nglobal;
     g->nlocal = (g->vbase + g->chunk < g->nglobal ? g->vbase + g->chunk : g->nglobal) - g->vbase;
     int64_t *pairs = NULL, n = 0, *adj = NULL;
+    /* The edge exchange counts words in int, 4 per input edge, and a rank may
+     * receive most of them: SCALE 24 at edge factor 16 is the most it takes. */
+    if (4 * g->nedges > INT_MAX)
+        return -1;
     int rc = exchange_edges(g, comm, &pairs, &n);
     g->nadj = n;
     g->rowq = malloc(sizeof(int64_t) * (size_t) ((g->nlocal + 1) * (g->np + 1)));
