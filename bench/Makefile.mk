@@ -80,3 +80,8 @@ bench-compare-quick:
 	$(MAKE) $(AM_MAKEFLAGS) bench-compare BENCH_COMPARE_FLAGS="--quick $(BENCH_COMPARE_FLAGS)"
 
 .PHONY: bench-compare bench-compare-quick
+
+# The notified read against get + flush and the read-wait-notify emulation: it calls
+# rmaib's MPIX_ extensions, so it links the library (the top-level LDADD).
+noinst_PROGRAMS += bench/notify_latency
+bench_notify_latency_SOURCES = bench/notify_latency.c

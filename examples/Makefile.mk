@@ -21,3 +21,9 @@ demo: examples/rma_demo
 	    `test $$lib_ok = yes || echo --lib-failed` -- $(DEMO_ARGS)
 
 .PHONY: demo
+
+# rmaib-bfs: Graph500-style BFS on notified reads (installed; examples/bfs/main.c).
+bin_PROGRAMS += examples/bfs/rmaib-bfs
+examples_bfs_rmaib_bfs_SOURCES = examples/bfs/main.c examples/bfs/graph.c examples/bfs/bfs.c \
+	examples/bfs/bfs_p2p.c examples/bfs/validate.c examples/bfs/bfs.h
+examples_bfs_rmaib_bfs_LDFLAGS = $(RMAIB_NO_AS_NEEDED) $(RMAIB_SAN_LDFLAGS)

@@ -151,6 +151,10 @@ struct rmaib_win {
     int lock_alg;
     int noncontig;
     int notify_max;             /* notification counters in every control block */
+    /* The notified reads' share of our own counters (MPIX_Get_notify_local): grown
+     * by whoever completes a read, never by a peer, so a process-local word apart
+     * from the control block's (which peers' network atomics may grow). */
+    _Atomic uint64_t *notify_local;
     int mynode, nnodes;         /* node of this rank; number of nodes in the group */
 
     rmaib_peer_t *peers;        /* nranks entries */

@@ -21,6 +21,12 @@
  *    follows it; our CPU wrote the data before the atomic's request went out.
  * The cheaper order on ofi (the atomic behind the writes on one endpoint pair,
  * FI_ORDER_ATOMIC_WAW) would save the flush's round trip; not taken yet.
+ *
+ * The notified read (get_notify_local) is the exception: it returns once its read
+ * is posted, and its counter is a process-local word beside the control block's
+ * (w->notify_local; a counter's value is the sum of the two), grown by whoever
+ * completes the read.  shm copies, then adds; ofi adds from the read's completion
+ * (rmaib_ofi_get_notify), which the provider reports only once the data is placed.
  */
 #include <stdlib.h>
 #include "rma_impl.h"
@@ -105,7 +111,24 @@ int rmaib_get_notify_local(rmaib_win_t *w, void *obuf, size_t ocount, const rmai
                            int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tl,
                            int idx, int flags)
 {
-    return get_notify(w, obuf, ocount, ol, target, tdisp, tcount, tl, w->rank, idx, flags);
+    int rc = notify_prepare(w, target, w->rank, idx);
+    return rc != RMAIB_OK ? rc : rmaib_get_counted(w, obuf, ocount, ol, target, tdisp, tcount,
+                                                    tl, flags, &w->notify_local[idx]);
+}
+
+/* Our counters' local share, as many words as we have counters, all zero.  Reads
+ * still in flight would complete into the old array: everything issued lands first. */
+static int local_counters(rmaib_win_t *w, int num)
+{
+    int rc = rmaib_flush_issued(w);
+    if (rc != RMAIB_OK)
+        return rc;
+    _Atomic uint64_t *fresh = calloc(num > 0 ? (size_t) num : 1, sizeof(uint64_t));
+    if (!fresh)
+        return RMAIB_ERR_NO_MEM;
+    free((void *) w->notify_local);
+    w->notify_local = fresh;
+    return RMAIB_OK;
 }
 
 /* Collective.  Our counters are zeroed before we join the exchange, and no peer
@@ -126,6 +149,8 @@ int rmaib_win_set_num_notify(rmaib_win_t *w, int num)
         mine.status = RMAIB_ERR_RMA_NOTIFY;
     int old_num = w->peers[w->rank].notify_num;
     int nzero = num > old_num ? num : old_num;
+    if (mine.status == RMAIB_OK)
+        mine.status = local_counters(w, nzero);
     for (int i = 0; mine.status == RMAIB_OK && i < nzero; i++) {
         uint64_t old;
         mine.status = rmaib_ctrl_op(w, w->rank, notify_off(w, i), RMAIB_AOP_SWAP, 0, 0, &old);
@@ -154,7 +179,9 @@ int rmaib_win_max_notify(const rmaib_win_t *w)
 
 static int own_read(rmaib_win_t *w, int idx, uint64_t *value)
 {
-    return rmaib_ctrl_op(w, w->rank, notify_off(w, idx), RMAIB_AOP_READ, 0, 0, value);
+    int rc = rmaib_ctrl_op(w, w->rank, notify_off(w, idx), RMAIB_AOP_READ, 0, 0, value);
+    *value += atomic_load_explicit(&w->notify_local[idx], memory_order_acquire);
+    return rc;
 }
 
 int rmaib_win_get_notify_value(rmaib_win_t *w, int idx, uint64_t *value)
@@ -163,12 +190,16 @@ int rmaib_win_get_notify_value(rmaib_win_t *w, int idx, uint64_t *value)
     return rc == RMAIB_OK ? own_read(w, idx, value) : rc;
 }
 
-/* A swap with zero: of several consumers racing, exactly one takes each increment. */
+/* Swaps with zero, of either share: of several consumers racing, exactly one takes
+ * each increment. */
 int rmaib_win_reset_notify_value(rmaib_win_t *w, int idx, uint64_t *old)
 {
     int rc = idx_ok(w, w->rank, idx);
-    return rc == RMAIB_OK ? rmaib_ctrl_op(w, w->rank, notify_off(w, idx), RMAIB_AOP_SWAP, 0, 0, old)
-        : rc;
+    if (rc == RMAIB_OK)
+        rc = rmaib_ctrl_op(w, w->rank, notify_off(w, idx), RMAIB_AOP_SWAP, 0, 0, old);
+    if (rc == RMAIB_OK)
+        *old += atomic_exchange_explicit(&w->notify_local[idx], 0, memory_order_acquire);
+    return rc;
 }
 
 /* The backoff serves the backends every round: a software provider moves the

@@ -96,6 +96,26 @@ int rmaib_put(rmaib_win_t *w, const void *obuf, size_t ocount, const rmaib_layou
     return xfer_generic(w, target, (char *) obuf, ocount, ol, roff, tcount, tl, 1);
 }
 
+/* A get after which *counter grows by one, once the data is in obuf: at once where
+ * the backend copies, on completion where it offers get_notify (contiguous data). */
+int rmaib_get_counted(rmaib_win_t *w, void *obuf, size_t ocount, const rmaib_layout_t *ol,
+                      int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tl,
+                      int flags, _Atomic uint64_t *counter)
+{
+    uint64_t roff = 0;
+    const rmaib_tp_ops_t *tp = w->peers[target < 0 || target >= w->nranks ? 0 : target].tp;
+    int rc = rma_prepare(w, ocount, ol, target, tdisp, tcount, tl, flags, &roff);
+    if (rc == RMAIB_OK && ocount * ol->size != 0 && ol->contig && tl->contig && tp->get_notify)
+        return tp->get_notify(w, target, roff, obuf, ocount * ol->size, counter);
+    if (rc == RMAIB_OK)
+        rc = rmaib_get(w, obuf, ocount, ol, target, tdisp, tcount, tl, flags);
+    if (rc == RMAIB_OK)
+        rc = tp->flush_local(w, target);
+    if (rc == RMAIB_OK)
+        atomic_fetch_add_explicit(counter, 1, memory_order_release);
+    return rc;
+}
+
 int rmaib_get(rmaib_win_t *w, void *obuf, size_t ocount, const rmaib_layout_t *ol,
               int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tl, int flags)
 {

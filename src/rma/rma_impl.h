@@ -89,4 +89,9 @@ int rmaib_global_excl_leave(rmaib_win_t *w);
 void rmaib_global_excl_req(rmaib_ctrl_req_t *req, uint64_t *old);
 int rmaib_global_excl_entered(uint64_t old);
 
+/* putget.c: a get after which *counter grows by one once the data is in obuf. */
+int rmaib_get_counted(rmaib_win_t *w, void *obuf, size_t ocount, const rmaib_layout_t *ol,
+                      int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tl,
+                      int flags, _Atomic uint64_t *counter);
+
 #endif

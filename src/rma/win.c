@@ -67,6 +67,7 @@ static void win_delete(rmaib_win_t *w)
     if (!w)
         return;
     free(w->peers);
+    free((void *) w->notify_local);
     free(w->start_state);
     free(w->pscw);
     free(w->start_ranks);

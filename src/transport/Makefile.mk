@@ -13,6 +13,7 @@ ofi_sources = \
 	src/transport/ofi/cq.c \
 	src/transport/ofi/win.c \
 	src/transport/ofi/rma.c \
+	src/transport/ofi/nread.c \
 	src/transport/ofi/atomic.c \
 	src/transport/ofi/amo.c \
 	src/transport/ofi/mailbox.h \

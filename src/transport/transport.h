@@ -115,8 +115,15 @@ typedef struct rmaib_tp_ops {
     /* Optional (NULL: flush(win, -1) covers it): remote completion of everything
      * issued, control-word atomics included; before the window's memory goes. */
     int (*quiesce)(rmaib_win_t *win);
-    /* Local completion only: origin buffers may be reused. */
+    /* Local completion only: origin buffers may be reused, gets' data is in place
+     * (get_notify's included). */
     int (*flush_local)(rmaib_win_t *win, int peer);
+    /* Optional (NULL: get, flush_local, then the core adds one).  Read len bytes at
+     * roff of peer into dst, returning once the read is posted; *counter grows by
+     * one, with release order, once every byte is in dst.  A flush or flush_local
+     * of the peer waits for the read; an error is reported by the next flush. */
+    int (*get_notify)(rmaib_win_t *win, int peer, uint64_t roff, void *dst, size_t len,
+                      _Atomic uint64_t *counter);
 
     /* Drive the backend (software providers need the target to poll). */
     void (*progress)(void);

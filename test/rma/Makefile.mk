@@ -81,6 +81,11 @@ rma_tests += test/rma/notify_concurrent_adds
 rma_tests += test/rma/notify_errors
 rma_tests += test/rma/notify_waitsome
 rma_tests += test/rma/notify_requests
+rma_tests += test/rma/notify_read_inflight
+rma_tests += test/rma/bfs_validate
+test_rma_bfs_validate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/examples/bfs
+test_rma_bfs_validate_SOURCES = test/rma/bfs_validate.c examples/bfs/graph.c examples/bfs/bfs.c \
+	examples/bfs/bfs_p2p.c examples/bfs/validate.c
 # --- end of block N ---
 
 check_PROGRAMS += $(rma_tests)

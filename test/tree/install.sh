@@ -3,7 +3,7 @@
 # README.md says, with pkg-config, as TAP: the library, header, rmaib.pc and man
 # page are there; the program compiles against mpix_rmaib.h, links with
 # pkg-config's line alone, runs on 2 ranks with rmaib serving its window
-# (RMAIB_VERBOSE) and moves the right bytes.
+# (RMAIB_VERBOSE) and moves the right bytes; the installed rmaib-bfs runs.
 set -u
 top_builddir=${RMAIB_TOP_BUILDDIR:-$(pwd)}
 mpiexec=${MPIEXEC:-mpiexec.mpich}
@@ -26,7 +26,8 @@ if make install DESTDIR="$tmp/root" > "$tmp/install.log" 2>&1; then
 else
     not_ok "make install DESTDIR=... succeeds" "$tmp/install.log"
 fi
-for f in lib/librmaib-mpi.so include/mpix_rmaib.h lib/pkgconfig/rmaib.pc share/man/man7/rmaib.7; do
+for f in lib/librmaib-mpi.so include/mpix_rmaib.h lib/pkgconfig/rmaib.pc share/man/man7/rmaib.7 \
+         bin/rmaib-bfs; do
     if [ -e "$root/$f" ]; then ok "installs $f"; else not_ok "installs $f"; fi
 done
 if man -l "$root/share/man/man7/rmaib.7" 2>/dev/null | grep -q RMAIB_TRANSPORT; then
@@ -78,5 +79,12 @@ if LD_LIBRARY_PATH=$root/lib RMAIB_VERBOSE=1 timeout 60 "$mpiexec" -n 2 \
     ok "it runs on 2 ranks with rmaib serving its window (lock=mcs from the header's key) and the puts land"
 else
     not_ok "it runs on 2 ranks with rmaib serving its window and the puts land" "$tmp/run.log"
+fi
+if LD_LIBRARY_PATH=$root/lib timeout 60 "$mpiexec" -n 2 \
+        ${san_runtime:+env LD_PRELOAD=$san_runtime} "$root/bin/rmaib-bfs" -s 8 -r 1 \
+        > "$tmp/bfs.log" 2>&1 && [ "$(grep -c ' valid$' "$tmp/bfs.log")" = 3 ]; then
+    ok "the installed rmaib-bfs runs its three traversals on 2 ranks, each valid"
+else
+    not_ok "the installed rmaib-bfs runs its three traversals on 2 ranks, each valid" "$tmp/bfs.log"
 fi
 echo "1..$n"

@@ -19,6 +19,10 @@ static void complete(void *ctx, int err)
 {
     uintptr_t c = (uintptr_t) ctx;
     atomic_fetch_sub_explicit(&ofi.outstanding, 1, memory_order_relaxed);
+    if (c & 2) {
+        rmaib_ofi_nread_complete(ctx, err);
+        return;
+    }
     if (c & 1) {
         ofi_waiter_t *wt = (ofi_waiter_t *) (c & ~(uintptr_t) 1);
         if (err)

@@ -94,6 +94,7 @@ const rmaib_tp_ops_t rmaib_ofi_ops = {
     .ctrl_read = rmaib_ofi_ctrl_read,
     .flush = rmaib_ofi_flush,
     .flush_local = rmaib_ofi_flush_local,
+    .get_notify = rmaib_ofi_get_notify,
     .progress = rmaib_ofi_progress,
     .attach = rmaib_ofi_attach,
     .detach = rmaib_ofi_detach,

@@ -77,6 +77,8 @@ typedef struct ofi_peer {
     _Atomic uint64_t done;      /* ... and completed (any thread) */
     uint64_t ctrl_issued;       /* the same for control-word atomics left in flight, */
     _Atomic uint64_t ctrl_done; /* which a flush does not wait for (see quiesce) */
+    uint64_t nread_issued;      /* notified reads' pieces posted (nread.c) */
+    _Atomic uint64_t nread_done; /* ... and completed */
     _Atomic int err;            /* an asynchronous operation failed: fi_errno */
     int unread;                 /* written without FI_DELIVERY_COMPLETE since the last read */
     int unordered;              /* issued since the last flush: something a later write
@@ -236,6 +238,12 @@ int rmaib_ofi_flush_peer(rmaib_win_t *w, ofi_peer_t *p);
 int rmaib_ofi_flush(rmaib_win_t *w, int peer);
 int rmaib_ofi_flush_local(rmaib_win_t *w, int peer);
 int rmaib_ofi_quiesce(rmaib_win_t *w);
+
+/* nread.c */
+int rmaib_ofi_get_notify(rmaib_win_t *w, int peer, uint64_t roff, void *dst, size_t len,
+                         _Atomic uint64_t *counter);
+void rmaib_ofi_nread_complete(void *ctx, int err);
+void rmaib_ofi_nread_wait(ofi_win_t *o, ofi_peer_t *p);
 
 /* atomic.c */
 int rmaib_ofi_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,

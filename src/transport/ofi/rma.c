@@ -255,7 +255,6 @@ int rmaib_ofi_getv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_
 int rmaib_ofi_flush_peer(rmaib_win_t *w, ofi_peer_t *p)
 {
     RMAIB_BACKOFF(bo);
-    (void) w;
     /* Without delivery completion a read behind the writes shows them placed
      * (FI_ORDER_RAW).  It goes out before we wait for the writes' own completions,
      * so the two waits overlap: where writes complete once sent, waiting for them
@@ -263,6 +262,7 @@ int rmaib_ofi_flush_peer(rmaib_win_t *w, ofi_peer_t *p)
     uint64_t dummy;
     ofi_waiter_t wt = { 0, 0 };
     int rc = RMAIB_OK, early = p->unread && !ofi.mr_local;
+    rmaib_ofi_nread_wait(w->ofi, p);
     if (early)
         rc = rmaib_ofi_read_post(p, &dummy, sizeof dummy, p->ctrl_raddr, p->ctrl_key, &wt);
     while (atomic_load_explicit(&p->done, memory_order_acquire) != p->issued)
@@ -289,6 +289,7 @@ int rmaib_ofi_flush(rmaib_win_t *w, int peer)
     for (int r = 0; r < w->nranks; r++) {
         ofi_peer_t *p = &o->peers[r];
         if (p->issued != atomic_load_explicit(&p->done, memory_order_acquire) || p->unread
+            || p->nread_issued != atomic_load_explicit(&p->nread_done, memory_order_acquire)
             || atomic_load_explicit(&p->err, memory_order_relaxed)) {
             rc = rmaib_first_error(rc, rmaib_ofi_flush_peer(w, p));
         }
@@ -312,10 +313,11 @@ int rmaib_ofi_quiesce(rmaib_win_t *w)
     return rmaib_first_error(rc, rmaib_ofi_flush(w, -1));
 }
 
-/* Puts are copied out when they return, and everything else is blocking. */
+/* Puts are copied out when they return, and everything else is blocking but the
+ * notified reads. */
 int rmaib_ofi_flush_local(rmaib_win_t *w, int peer)
 {
-    (void) w;
-    (void) peer;
+    ofi_win_t *o = w->ofi;
+    rmaib_ofi_nread_wait(o, peer >= 0 ? &o->peers[peer] : NULL);
     return RMAIB_OK;
 }
