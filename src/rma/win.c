@@ -158,13 +158,10 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
         mine.max_notify = a->max_notify < 0 ? RMAIB_NOTIFY_DEFAULT_MAX
             : a->max_notify > RMAIB_NOTIFY_LIMIT ? RMAIB_NOTIFY_LIMIT : a->max_notify;
     }
-    if (!all) {                 /* cannot even join the exchange: give up loudly */
-        rmaib_host_say("rmaib: out of memory creating a window");
-        rc = RMAIB_ERR_NO_MEM;
-        goto fn_fail;
-    }
-    /* A rank that failed above still joins the allgather, carrying its error. */
-    rc = rmaib_host_allgather(a->hcomm, &mine, all, sizeof mine);
+    /* A rank that failed above still joins the agreement, then nobody goes on. */
+    rc = rmaib_host_agree(a->hcomm, p, mine.status);
+    if (rc == RMAIB_OK)
+        rc = rmaib_host_allgather(a->hcomm, &mine, all, sizeof mine);
     for (int r = 0; rc == RMAIB_OK && r < p; r++)
         if (all[r].status != RMAIB_OK)
             rc = all[r].status;
