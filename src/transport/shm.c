@@ -115,8 +115,9 @@ static int shm_create(shm_win_t *s, shm_hello_t *hello, int named)
         snprintf(hello->name, sizeof hello->name, "/proc/%d/fd/%d", (int) getpid(), fd);
     }
     if (fd < 0 || ftruncate(fd, (off_t) s->seg_size) != 0) {
-        rmaib_host_say("rmaib: cannot create a %zu-byte shared segment: %s", s->seg_size,
-                       strerror(errno));
+        if (named)      /* (a failed memfd_create falls back without a word) */
+            rmaib_host_say("rmaib: cannot create a %zu-byte shared segment: %s", s->seg_size,
+                           strerror(errno));
         hello->status = RMAIB_ERR_NO_MEM;
     }
     return fd;
@@ -142,19 +143,37 @@ static int shm_map(shm_win_t *s, int fd, const char *name)
     return rc;
 }
 
+/* Is r the lowest rank of its node (which makes the node's segment)? */
+static int node_leader(const rmaib_win_t *w, int r)
+{
+    for (int q = 0; q < r; q++)
+        if (w->peers[q].node == w->peers[r].node)
+            return 0;
+    return 1;
+}
+
 /* Make and map the node's segment; named: the fallback (see the top).  On failure
- * nothing is left mapped, open or named. */
+ * nothing is left mapped, open or named; *retry: only the segments' creation or
+ * mapping failed, where the fallback may do better (every rank decides alike). */
 static int shm_segment(rmaib_win_t *w, shm_win_t *s, shm_hello_t *hello, shm_hello_t *hellos,
-                       int leader, int named)
+                       int leader, int named, int *retry)
 {
     int fd = -1, rc;
+    *retry = 0;
     hello->name[0] = 0;
     if (hello->status == RMAIB_OK && w->rank == leader)
         fd = shm_create(s, hello, named);
     rc = rmaib_host_allgather(w->hcomm, hello, hellos, sizeof *hello);
+    if (rc == RMAIB_OK)
+        *retry = 1;
     for (int r = 0; rc == RMAIB_OK && r < w->nranks; r++)
-        if (hellos[r].status != RMAIB_OK)
+        if (hellos[r].status != RMAIB_OK) {
             rc = hellos[r].status;
+            *retry = node_leader(w, r);
+        }
+    for (int r = 0; *retry && r < w->nranks; r++)
+        if (hellos[r].status != RMAIB_OK && !node_leader(w, r))
+            *retry = 0;
     if (rc == RMAIB_OK) {
         rc = agree(w, shm_map(s, fd, hellos[leader].name));  /* also "all have mapped it" */
         if (rc != RMAIB_OK && s->seg) {
@@ -242,12 +261,13 @@ static int shm_win_init(rmaib_win_t *w)
     int p = w->nranks, rc = RMAIB_OK;
     int has_data = w->flavor == RMAIB_FLAVOR_ALLOCATE || w->flavor == RMAIB_FLAVOR_SHARED;
     int leader = -1;
-    shm_hello_t hello = { .status = RMAIB_OK }, *hellos = NULL;
+    shm_hello_t hello = { .status = RMAIB_OK }, small[RMAIB_SMALL_GROUP], *hellos = small;
     size_t *data_off = NULL;
 
     shm_win_t *s = calloc(1, sizeof *s + sizeof(shm_peer_t) * (size_t) p);
     data_off = calloc((size_t) p, sizeof *data_off);
-    hellos = malloc(sizeof *hellos * (size_t) p);
+    if (p > RMAIB_SMALL_GROUP)
+        hellos = malloc(sizeof *hellos * (size_t) p);
     if (!s || !data_off || !hellos)
         hello.status = RMAIB_ERR_NO_MEM;
     if (w->flavor == RMAIB_FLAVOR_SHARED && w->nnodes > 1)
@@ -257,13 +277,15 @@ static int shm_win_init(rmaib_win_t *w)
     int ptracer = cma_needs_ptracer(w, has_data);
     if (ptracer)
         rmaib_ancestors(hello.anc);
-    rc = agree(w, hello.status);        /* before exchanging into hellos */
-    if (rc != RMAIB_OK)
-        goto fn_fail;
-    rc = shm_segment(w, s, &hello, hellos, leader, 0);
-    if (rc != RMAIB_OK) {       /* every rank saw the same: all try a named one */
-        hello.status = RMAIB_OK;
-        rc = shm_segment(w, s, &hello, hellos, leader, 1);
+    /* A rank out of memory joins the exchange with its error; in a large group,
+     * where it may have no buffer for it, all agree first. */
+    rc = p > RMAIB_SMALL_GROUP ? agree(w, hello.status) : RMAIB_OK;
+    int retry = 0, mine = hello.status;
+    if (rc == RMAIB_OK)
+        rc = shm_segment(w, s, &hello, hellos, leader, 0, &retry);
+    if (rc != RMAIB_OK && retry) {      /* every rank saw the same: all try a named one */
+        hello.status = mine;
+        rc = shm_segment(w, s, &hello, hellos, leader, 1, &retry);
     }
     if (rc != RMAIB_OK)
         goto fn_fail;
@@ -273,13 +295,15 @@ static int shm_win_init(rmaib_win_t *w)
         cma_allow_peers(w, hellos, hello.anc);
     w->shm = s;
     free(data_off);
-    free(hellos);
+    if (hellos != small)
+        free(hellos);
     return RMAIB_OK;
 
   fn_fail:
     free(s);
     free(data_off);
-    free(hellos);
+    if (hellos != small)
+        free(hellos);
     return rc;
 }
 
