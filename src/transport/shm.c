@@ -129,7 +129,8 @@ static int shm_map(shm_win_t *s, int fd, const char *name)
 {
     int own = fd < 0;
     if (own)
-        fd = strncmp(name, "/proc/", 6) ? shm_open(name, O_RDWR, 0600) : open(name, O_RDWR | O_CLOEXEC);
+        fd = strncmp(name, "/proc/", 6) ? shm_open(name, O_RDWR, 0600)
+            : open(name, O_RDWR | O_CLOEXEC);
     if (fd < 0)
         return RMAIB_ERR_NO_MEM;
     int rc = RMAIB_OK;

@@ -56,7 +56,8 @@ static int create_win(walk_ctx_t *c)
     c->win = MPI_WIN_NULL;
     switch (c->flavor) {
     case 0:
-        return MPI_Win_allocate(bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &c->base, &c->win);
+        return MPI_Win_allocate(bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &c->base,
+                                &c->win);
     case 1:
         return MPI_Win_allocate_shared(bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &c->base,
                                        &c->win);
@@ -264,6 +265,29 @@ static void walk_op(int k, int flavor)
            "no effect, then it works and the window frees", ops[k].name, steps);
 }
 
+/* The network's start, inside the first window creation of the process: each of
+ * its calls failed in turn fails the creation with MPI_ERR_NO_MEM everywhere, and
+ * the next creation starts it again. */
+static void walk_start(void)
+{
+    walk_ctx_t c = { .flavor = 0 };
+    int failed = 0, recovered = 0, fired = 1, rec;
+    for (long n = 1; fired && n <= MAX_STEPS; n++) {
+        if (tap_rank == 0)
+            failinj_arm_within(FAILINJ_ALL, n, "rmaib_ofi_init");
+        fired = try_create(&c, n, &rec);
+        if (fired)
+            rec ? recovered++ : failed++;
+    }
+    if (failed + recovered == 0) {
+        tap_skip("the network's start", "no window here starts it");
+        return;
+    }
+    tap_ok("the ofi endpoint's start: rank 0's calls in it failed one at a time: %d gave "
+           "MPI_ERR_NO_MEM on every rank, %d were done without, then it started", failed,
+           recovered);
+}
+
 int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
@@ -275,6 +299,7 @@ int main(int argc, char **argv)
         return 0;
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    walk_start();       /* first: nothing has started the network yet */
     for (int f = 0; f < 4; f++)
         walk_create(f);
     for (int k = 0; k < (int) (sizeof ops / sizeof ops[0]); k++)

@@ -2,8 +2,9 @@
  * An allocation-failure injector, linked into a test program: it defines malloc,
  * calloc, realloc, posix_memalign, mmap, shm_open and memfd_create over the C
  * library's, so that every call of the process goes through it, and fails the Nth
- * one made from rmaib's own code (and fi_mr_reg, through rmaib's rmaib_fault_hook) (the caller's address inside librmaib-mpi.so),
- * never one of the host MPI's or libfabric's.  failinj_arm(kinds, n) arms it,
+ * one made from rmaib's own code (the caller's address inside librmaib-mpi.so),
+ * never one of the host MPI's or libfabric's; fi_mr_reg, which libfabric inlines,
+ * through rmaib's rmaib_fault_hook.  failinj_arm(kinds, n) arms it,
  * failinj_disarm() returns whether it fired.  Not for sanitized builds: their
  * runtimes own these symbols (failinj_usable() says 0 there).
  */
@@ -24,6 +25,10 @@
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 int failinj_usable(void) { return 0; }
 void failinj_arm(unsigned kinds, long n) { (void) kinds; (void) n; }
+void failinj_arm_within(unsigned kinds, long n, const char *fn)
+{
+    (void) kinds, (void) n, (void) fn;
+}
 int failinj_disarm(void) { return 0; }
 long failinj_seen(void) { return 0; }
 #else
@@ -46,6 +51,7 @@ static uintptr_t rmaib_lo, rmaib_hi;    /* librmaib-mpi.so's code */
 static _Atomic unsigned armed_kinds;
 static _Atomic long target, seen;
 static _Atomic int fired;
+static const char *within;              /* count only calls inside this function */
 
 static void resolve(void)
 {
@@ -100,7 +106,13 @@ int failinj_usable(void)
 
 void failinj_arm(unsigned kinds, long n)
 {
+    failinj_arm_within(kinds, n, NULL);
+}
+
+void failinj_arm_within(unsigned kinds, long n, const char *fn)
+{
     failinj_usable();
+    within = fn;
     atomic_store(&fired, 0);
     atomic_store(&seen, 0);
     atomic_store(&target, n);
@@ -118,12 +130,33 @@ long failinj_seen(void)
     return atomic_load(&seen);
 }
 
+/* Is the function named within on the stack?  (Calls from outside rmaib that
+ * backtrace and dladdr make return before they get here.) */
+static int inside(void)
+{
+    void *frames[48];
+    int k = backtrace(frames, 48);
+    for (int i = 0; i < k; i++) {
+        Dl_info info;
+        const ElfW(Sym) *sym = NULL;
+        /* (dladdr names the nearest exported symbol below: a static function after
+         * it too; its size tells.) */
+        if (dladdr1(frames[i], &info, (void **) &sym, RTLD_DL_SYMENT) && sym && info.dli_sname
+            && !strcmp(info.dli_sname, within)
+            && (uintptr_t) frames[i] < (uintptr_t) info.dli_saddr + sym->st_size)
+            return 1;
+    }
+    return 0;
+}
+
 /* Does this call, made from ra, fail? */
 static int fail_now(unsigned kind, const void *ra)
 {
     if (!(atomic_load_explicit(&armed_kinds, memory_order_relaxed) & kind))
         return 0;
     if ((uintptr_t) ra < rmaib_lo || (uintptr_t) ra >= rmaib_hi)
+        return 0;
+    if (within && !inside())
         return 0;
     if (atomic_fetch_add(&seen, 1) + 1 != atomic_load(&target))
         return 0;

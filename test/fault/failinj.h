@@ -15,6 +15,9 @@ enum {
 int failinj_usable(void);
 /* Fail the nth call of these kinds that rmaib makes from now on (n >= 1). */
 void failinj_arm(unsigned kinds, long n);
+/* The same, counting only calls made inside function fn of rmaib (an exported
+ * one: its name is looked up in the stack). */
+void failinj_arm_within(unsigned kinds, long n, const char *fn);
 /* Stop; 1 if a call failed since failinj_arm. */
 int failinj_disarm(void);
 /* rmaib's calls of the armed kinds since failinj_arm. */
