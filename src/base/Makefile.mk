@@ -11,4 +11,6 @@ librmaib_core_la_SOURCES += \
 	src/base/atomic_cpu.h \
 	src/base/atomic_cpu.c \
 	src/base/ptracer.h \
-	src/base/ptracer.c
+	src/base/ptracer.c \
+	src/base/fault.h \
+	src/base/fault.c

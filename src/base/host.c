@@ -5,6 +5,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "rmaib.h"
 #include "rmaib_host.h"
@@ -61,4 +62,22 @@ void rmaib_host_say(const char *fmt, ...)
     vsnprintf(line + n, sizeof line - (size_t) n, fmt, ap);
     va_end(ap);
     rmaib_host->say(line);
+}
+
+/* Statuses up to this many ranks travel in a buffer on the stack. */
+enum { AGREE_STACK_RANKS = 8192 };
+
+int rmaib_host_agree(void *hcomm, int nranks, int mine)
+{
+    unsigned char stack[AGREE_STACK_RANKS], *all = stack, me = (unsigned char) mine;
+    if (nranks > AGREE_STACK_RANKS && !(all = malloc((size_t) nranks))) {
+        rmaib_host_say("rmaib: out of memory agreeing over %d ranks", nranks);
+        return RMAIB_ERR_NO_MEM;        /* the peers wait: only above the stack's ranks */
+    }
+    int rc = rmaib_host_allgather(hcomm, &me, all, 1);
+    for (int r = 0; rc == RMAIB_OK && r < nranks; r++)
+        rc = all[r];
+    if (all != stack)
+        free(all);
+    return rc;
 }

@@ -73,7 +73,13 @@ typedef struct rmaib_win_args {
     int noncontig;          /* shared windows: info alloc_shared_noncontig */
     int max_notify;         /* notification counters per rank (the largest asked for
                              * wins); negative: RMAIB_NOTIFY_DEFAULT_MAX */
+    int status;             /* RMAIB_OK, or the host's own failure (out of memory): the
+                             * creation then fails on every rank, all taking part */
 } rmaib_win_args_t;
+
+/* Groups up to this size exchange what they bring at window creation through the
+ * stack: such a rank out of memory still takes part, and no peer waits for it. */
+#define RMAIB_SMALL_GROUP 64
 
 /* Notification counters of a window without info mpi_assert_max_num_notify. */
 #define RMAIB_NOTIFY_DEFAULT_MAX 1024

@@ -52,4 +52,9 @@ static inline void rmaib_host_progress(void)
 /* A diagnostic line, prefixed with the world rank. */
 void rmaib_host_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Collective over hcomm's nranks: the first rank's error among the mine of every
+ * rank, or RMAIB_OK.  It allocates nothing for groups of up to 8192 ranks, so a
+ * rank that ran out of memory still joins it and its peers do not wait for ever. */
+int rmaib_host_agree(void *hcomm, int nranks, int mine);
+
 #endif

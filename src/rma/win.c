@@ -139,15 +139,14 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
 {
     int rc = rmaib_init();
     int p = a->nranks;
-    peer_info_t mine = { 0 }, *all = NULL;
+    peer_info_t mine = { 0 }, small[RMAIB_SMALL_GROUP], *all = small;
     rmaib_win_t *w = win_new(a);
 
     *out = NULL;
-    mine.status = rc;
+    mine.status = rc != RMAIB_OK ? rc : a->status;
     if (!w)
         mine.status = RMAIB_ERR_NO_MEM;
-    all = malloc(sizeof *all * (size_t) p);
-    if (!all)
+    if (p > RMAIB_SMALL_GROUP && !(all = malloc(sizeof *all * (size_t) p)))
         mine.status = RMAIB_ERR_NO_MEM;
     if (mine.status == RMAIB_OK) {
         mine.node_key = node_key(a->flavor);
@@ -159,13 +158,11 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
         mine.max_notify = a->max_notify < 0 ? RMAIB_NOTIFY_DEFAULT_MAX
             : a->max_notify > RMAIB_NOTIFY_LIMIT ? RMAIB_NOTIFY_LIMIT : a->max_notify;
     }
-    if (!all) {                 /* cannot even join the exchange: give up loudly */
-        rmaib_host_say("rmaib: out of memory creating a window");
-        rc = RMAIB_ERR_NO_MEM;
-        goto fn_fail;
-    }
-    /* A rank that failed above still joins the allgather, carrying its error. */
-    rc = rmaib_host_allgather(a->hcomm, &mine, all, sizeof mine);
+    /* A rank that failed above still joins the exchange, carrying its error; in a
+     * large group, where it may have no buffer for it, all agree first. */
+    rc = p > RMAIB_SMALL_GROUP ? rmaib_host_agree(a->hcomm, p, mine.status) : RMAIB_OK;
+    if (rc == RMAIB_OK)
+        rc = rmaib_host_allgather(a->hcomm, &mine, all, sizeof mine);
     for (int r = 0; rc == RMAIB_OK && r < p; r++)
         if (all[r].status != RMAIB_OK)
             rc = all[r].status;
@@ -188,7 +185,8 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
     *out = w;
 
   fn_exit:
-    free(all);
+    if (all != small)
+        free(all);
     return rc;
   fn_fail:
     win_delete(w);

@@ -8,8 +8,12 @@
  * are CPU atomics.  Memory the user brought (MPI_Win_create, dynamic windows) is
  * reached with process_vm_readv/writev, without the target's help.
  *
- * The segment is created mode 0600 and unlinked as soon as every local rank has
- * mapped it, so a crash leaves nothing behind in /dev/shm.
+ * The segment has no name: the leader makes it with memfd_create and the others
+ * open it as /proc/LEADER/fd/N, so a rank killed at any point of the window's
+ * creation leaves nothing behind in /dev/shm.  Where /proc does not let them (an
+ * LSM, a non-dumpable leader), it falls back to a named segment, created mode 0600
+ * and unlinked as soon as every local rank has mapped it: only a leader killed
+ * between the two leaves that name behind.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -47,7 +51,7 @@ typedef struct shm_win {
 
 typedef struct shm_hello {
     int status;         /* RMAIB_OK or the leader's error */
-    char name[SHM_NAME_LEN];
+    char name[SHM_NAME_LEN];    /* "/proc/PID/fd/N", or the fallback's shm_open name */
     int64_t anc[RMAIB_PTRACER_DEPTH]; /* this rank's ancestors, where Yama asks for them */
 } shm_hello_t;
 
@@ -61,15 +65,7 @@ static size_t align_up(size_t v, size_t a)
 /* Every rank must agree on failure, or some would map while others bail out. */
 static int agree(rmaib_win_t *w, int mine)
 {
-    int *all = malloc(sizeof(int) * (size_t) w->nranks);
-    if (!all)
-        return RMAIB_ERR_NO_MEM;
-    int rc = rmaib_host_allgather(w->hcomm, &mine, all, sizeof(int));
-    for (int r = 0; rc == RMAIB_OK && r < w->nranks; r++)
-        if (all[r] != RMAIB_OK)
-            rc = all[r];
-    free(all);
-    return rc;
+    return rmaib_host_agree(w->hcomm, w->nranks, mine);
 }
 
 /* Layout: the local control blocks, then (page-aligned) the local window memory.
@@ -102,30 +98,39 @@ static int shm_layout(rmaib_win_t *w, shm_win_t *s, size_t *data_off, int has_da
     return leader;
 }
 
-/* The leader's new segment, named in hello, or -1 with hello->status set. */
-static int shm_create(shm_win_t *s, shm_hello_t *hello)
+/* The leader's new segment, named in hello (a /proc path unless named), or -1
+ * with hello->status set. */
+static int shm_create(shm_win_t *s, shm_hello_t *hello, int named)
 {
     int fd = -1;
-    for (int tries = 0; tries < 2; tries++) {
+    for (int tries = 0; named && tries < 2; tries++) {
         snprintf(hello->name, sizeof hello->name, "/rmaib.%d.%lu", (int) getpid(), shm_seq++);
         fd = shm_open(hello->name, O_RDWR | O_CREAT | O_EXCL, 0600);
         if (fd >= 0 || errno != EEXIST)
             break;
         shm_unlink(hello->name);        /* stale name from a recycled pid */
     }
+    if (!named) {
+        fd = memfd_create("rmaib", MFD_CLOEXEC);
+        snprintf(hello->name, sizeof hello->name, "/proc/%d/fd/%d", (int) getpid(), fd);
+    }
     if (fd < 0 || ftruncate(fd, (off_t) s->seg_size) != 0) {
-        rmaib_host_say("rmaib: cannot create a %zu-byte shared segment: %s", s->seg_size,
-                       strerror(errno));
+        if (named)      /* (a failed memfd_create falls back without a word) */
+            rmaib_host_say("rmaib: cannot create a %zu-byte shared segment: %s", s->seg_size,
+                           strerror(errno));
         hello->status = RMAIB_ERR_NO_MEM;
     }
     return fd;
 }
 
-/* Map the segment (fd, or opened by name), and close fd. */
+/* Map the segment (the leader's fd, which stays open until every rank has mapped
+ * it, or opened by name). */
 static int shm_map(shm_win_t *s, int fd, const char *name)
 {
-    if (fd < 0)
-        fd = shm_open(name, O_RDWR, 0600);
+    int own = fd < 0;
+    if (own)
+        fd = strncmp(name, "/proc/", 6) ? shm_open(name, O_RDWR, 0600)
+            : open(name, O_RDWR | O_CLOEXEC);
     if (fd < 0)
         return RMAIB_ERR_NO_MEM;
     int rc = RMAIB_OK;
@@ -134,7 +139,53 @@ static int shm_map(shm_win_t *s, int fd, const char *name)
         s->seg = NULL;
         rc = RMAIB_ERR_NO_MEM;
     }
-    close(fd);
+    if (own)
+        close(fd);
+    return rc;
+}
+
+/* Is r the lowest rank of its node (which makes the node's segment)? */
+static int node_leader(const rmaib_win_t *w, int r)
+{
+    for (int q = 0; q < r; q++)
+        if (w->peers[q].node == w->peers[r].node)
+            return 0;
+    return 1;
+}
+
+/* Make and map the node's segment; named: the fallback (see the top).  On failure
+ * nothing is left mapped, open or named; *retry: only the segments' creation or
+ * mapping failed, where the fallback may do better (every rank decides alike). */
+static int shm_segment(rmaib_win_t *w, shm_win_t *s, shm_hello_t *hello, shm_hello_t *hellos,
+                       int leader, int named, int *retry)
+{
+    int fd = -1, rc;
+    *retry = 0;
+    hello->name[0] = 0;
+    if (hello->status == RMAIB_OK && w->rank == leader)
+        fd = shm_create(s, hello, named);
+    rc = rmaib_host_allgather(w->hcomm, hello, hellos, sizeof *hello);
+    if (rc == RMAIB_OK)
+        *retry = 1;
+    for (int r = 0; rc == RMAIB_OK && r < w->nranks; r++)
+        if (hellos[r].status != RMAIB_OK) {
+            rc = hellos[r].status;
+            *retry = node_leader(w, r);
+        }
+    for (int r = 0; *retry && r < w->nranks; r++)
+        if (hellos[r].status != RMAIB_OK && !node_leader(w, r))
+            *retry = 0;
+    if (rc == RMAIB_OK) {
+        rc = agree(w, shm_map(s, fd, hellos[leader].name));  /* also "all have mapped it" */
+        if (rc != RMAIB_OK && s->seg) {
+            munmap(s->seg, s->seg_size);
+            s->seg = NULL;
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    if (w->rank == leader && named && hello->name[0])
+        shm_unlink(hello->name);
     return rc;
 }
 
@@ -211,37 +262,32 @@ static int shm_win_init(rmaib_win_t *w)
     int p = w->nranks, rc = RMAIB_OK;
     int has_data = w->flavor == RMAIB_FLAVOR_ALLOCATE || w->flavor == RMAIB_FLAVOR_SHARED;
     int leader = -1;
-    shm_hello_t hello = { .status = RMAIB_OK }, *hellos = NULL;
+    shm_hello_t hello = { .status = RMAIB_OK }, small[RMAIB_SMALL_GROUP], *hellos = small;
     size_t *data_off = NULL;
-    int fd = -1;
 
     shm_win_t *s = calloc(1, sizeof *s + sizeof(shm_peer_t) * (size_t) p);
     data_off = calloc((size_t) p, sizeof *data_off);
-    hellos = malloc(sizeof *hellos * (size_t) p);
+    if (p > RMAIB_SMALL_GROUP)
+        hellos = malloc(sizeof *hellos * (size_t) p);
     if (!s || !data_off || !hellos)
         hello.status = RMAIB_ERR_NO_MEM;
     if (w->flavor == RMAIB_FLAVOR_SHARED && w->nnodes > 1)
         hello.status = RMAIB_ERR_RMA_SHARED;   /* every rank sees the same node map */
     if (hello.status == RMAIB_OK)
         leader = shm_layout(w, s, data_off, has_data);
-    if (hello.status == RMAIB_OK && w->rank == leader)
-        fd = shm_create(s, &hello);
     int ptracer = cma_needs_ptracer(w, has_data);
     if (ptracer)
         rmaib_ancestors(hello.anc);
-    rc = rmaib_host_allgather(w->hcomm, &hello, hellos, sizeof hello);
+    /* A rank out of memory joins the exchange with its error; in a large group,
+     * where it may have no buffer for it, all agree first. */
+    rc = p > RMAIB_SMALL_GROUP ? agree(w, hello.status) : RMAIB_OK;
+    int retry = 0, mine = hello.status;
     if (rc == RMAIB_OK)
-        for (int r = 0; r < p; r++)
-            if (hellos[r].status != RMAIB_OK)
-                rc = hellos[r].status;
-    if (rc != RMAIB_OK)
-        goto fn_fail;
-
-    int mine = shm_map(s, fd, hellos[leader].name);
-    fd = -1;
-    rc = agree(w, mine);        /* doubles as "everyone has mapped it" */
-    if (w->rank == leader)
-        shm_unlink(hellos[leader].name);
+        rc = shm_segment(w, s, &hello, hellos, leader, 0, &retry);
+    if (rc != RMAIB_OK && retry) {      /* every rank saw the same: all try a named one */
+        hello.status = mine;
+        rc = shm_segment(w, s, &hello, hellos, leader, 1, &retry);
+    }
     if (rc != RMAIB_OK)
         goto fn_fail;
 
@@ -250,19 +296,15 @@ static int shm_win_init(rmaib_win_t *w)
         cma_allow_peers(w, hellos, hello.anc);
     w->shm = s;
     free(data_off);
-    free(hellos);
+    if (hellos != small)
+        free(hellos);
     return RMAIB_OK;
 
   fn_fail:
-    if (fd >= 0)
-        close(fd);
-    if (w->rank == leader && hello.name[0])
-        shm_unlink(hello.name);
-    if (s && s->seg)
-        munmap(s->seg, s->seg_size);
     free(s);
     free(data_off);
-    free(hellos);
+    if (hellos != small)
+        free(hellos);
     return rc;
 }
 

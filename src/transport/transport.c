@@ -33,14 +33,14 @@ static const rmaib_tp_ops_t *backend_of(int reach)
     return NULL;
 }
 
-/* The network backend, brought up at the first window that needs it; NULL if it
- * cannot start (net_failure says why). */
-static const rmaib_tp_ops_t *network_backend(void)
+/* The network backend in *net, brought up at the first window that needs it; an
+ * error if it cannot start (net_failure says why). */
+static int network_backend(const rmaib_tp_ops_t **net)
 {
-    const rmaib_tp_ops_t *net = backend_of(RMAIB_TP_NET);
-    if (net && net->start && net->start() != RMAIB_OK)
-        return NULL;
-    return net;
+    *net = backend_of(RMAIB_TP_NET);
+    if (!*net)
+        return RMAIB_ERR_TRANSPORT;
+    return (*net)->start ? (*net)->start() : RMAIB_OK;
 }
 
 static const char *net_failure(void)
@@ -61,31 +61,20 @@ static int net_atomics_on_cpu(const rmaib_tp_ops_t *net)
 }
 
 /* Every rank must have a working endpoint, or the ones that do would wait in the
- * window's set-up for the ones that do not.  The lowest failing rank says why, once
- * per process. */
-static int net_agree(rmaib_win_t *w, int ok)
+ * window's set-up for the ones that do not.  A failing rank says why, once per
+ * process. */
+static int net_agree(rmaib_win_t *w, int mine)
 {
     static int said;
-    int *all = malloc(sizeof(int) * (size_t) w->nranks), first_bad = -1;
-    if (!all)
-        return RMAIB_ERR_NO_MEM;
-    int rc = rmaib_host_allgather(w->hcomm, &ok, all, sizeof(int));
-    for (int r = 0; rc == RMAIB_OK && r < w->nranks; r++)
-        if (!all[r] && first_bad < 0)
-            first_bad = r;
-    free(all);
-    if (rc != RMAIB_OK)
-        return rc;
-    if (first_bad < 0)
-        return RMAIB_OK;
-    if (first_bad == w->rank && !said) {
+    int rc = rmaib_host_agree(w->hcomm, w->nranks, mine);
+    if (mine == RMAIB_ERR_TRANSPORT && !said) {
         said = 1;
         rmaib_host_say("rmaib: the ofi network backend cannot start (%s); set RMAIB_OFI_PROVIDER "
                        "to a provider that offers FI_EP_RDM with FI_RMA|FI_ATOMIC (fi_info -t "
                        "FI_EP_RDM -c 'FI_RMA|FI_ATOMIC'), or run on one node with "
                        "RMAIB_TRANSPORT=shm", net_failure());
     }
-    return RMAIB_ERR_TRANSPORT;
+    return rc;
 }
 
 int rmaib_transport_win_init(rmaib_win_t *w)
@@ -102,8 +91,7 @@ int rmaib_transport_win_init(rmaib_win_t *w)
         return RMAIB_ERR_TRANSPORT;
     }
     if (force_net || w->nnodes > 1) {
-        net = network_backend();
-        rc = net_agree(w, net != NULL);
+        rc = net_agree(w, network_backend(&net));
         if (rc != RMAIB_OK)
             return rc;
     }

@@ -68,7 +68,7 @@ static int dup_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 /* comm's duplicate, made at the first window on comm (a collective call, as window
  * creation is); every rank of comm has created the same windows on it, so all find
  * it or all make it. */
-static int dup_acquire_locked(MPI_Comm comm, rmaib_mpi_dup_t **out)
+static int dup_acquire_locked(MPI_Comm comm, rmaib_mpi_dup_t **out, int nomem)
 {
     int rc = MPI_SUCCESS, flag = 0;
     rmaib_mpi_dup_t *d = NULL;
@@ -83,10 +83,14 @@ static int dup_acquire_locked(MPI_Comm comm, rmaib_mpi_dup_t **out)
         *out = d;
         return MPI_SUCCESS;
     }
+    /* A rank out of memory must not leave its peers in the dup alone: all learn it. */
     d = malloc(sizeof *d);
-    if (!d)
-        return MPI_ERR_NO_MEM;
-    rc = PMPI_Comm_dup(comm, &d->comm);
+    int ok = d && !nomem, all_ok = 0;
+    rc = PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (rc == MPI_SUCCESS && !all_ok)
+        rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_dup(comm, &d->comm);
     if (rc != MPI_SUCCESS) {
         free(d);
         return rc;
@@ -99,10 +103,10 @@ static int dup_acquire_locked(MPI_Comm comm, rmaib_mpi_dup_t **out)
     return MPI_SUCCESS;
 }
 
-static int dup_acquire(MPI_Comm comm, rmaib_mpi_dup_t **out)
+static int dup_acquire(MPI_Comm comm, rmaib_mpi_dup_t **out, int nomem)
 {
     pthread_mutex_lock(&dup_lock);
-    int rc = dup_acquire_locked(comm, out);
+    int rc = dup_acquire_locked(comm, out, nomem);
     pthread_mutex_unlock(&dup_lock);
     return rc;
 }
@@ -111,12 +115,12 @@ static int dup_acquire(MPI_Comm comm, rmaib_mpi_dup_t **out)
 
 /* rmaib's window behind bw, with the lock algorithm and layout the info asks for. */
 static int create_core(rmaib_mpi_win_t *bw, int flavor, MPI_Aint size, int disp_unit,
-                       MPI_Info info, void *base, int rank, int nranks)
+                       MPI_Info info, void *base, int rank, int nranks, int nomem)
 {
     rmaib_win_args_t a = {
         .flavor = flavor, .hcomm = &bw->dup->comm, .rank = rank, .nranks = nranks,
         .base = base, .size = (size_t) size, .disp_unit = disp_unit,
-        .lock_alg = rmaib_config.lock_alg,
+        .lock_alg = rmaib_config.lock_alg, .status = nomem ? RMAIB_ERR_NO_MEM : RMAIB_OK,
     };
     (void) rmaib_mpi_notify_class();   /* the same value on every process */
     rmaib_mpi_win_info(info, &a.lock_alg, &a.noncontig, &a.max_notify);
@@ -167,7 +171,7 @@ static int create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_C
                   void *base, void *baseptr, MPI_Win *win)
 {
     int rank, nranks, rc, inserted = 0;
-    rmaib_mpi_win_t *bw = NULL;
+    rmaib_mpi_win_t *bw = NULL, stand_in;
 
     if (comm == MPI_COMM_NULL)
         return rmaib_mpi_comm_error(MPI_COMM_WORLD, MPI_ERR_COMM);
@@ -178,13 +182,16 @@ static int create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_C
     if (disp_unit <= 0)
         return rmaib_mpi_comm_error(comm, rmaib_mpi_code(RMAIB_ERR_DISP));
 
+    /* A rank out of memory here still takes part in the collective calls below, on
+     * a stand-in, and they fail on every rank. */
     bw = calloc(1, sizeof *bw);
-    if (!bw) {
-        rc = MPI_ERR_NO_MEM;
-        goto fn_fail;
+    int nomem = !bw;
+    if (nomem) {
+        memset(&stand_in, 0, sizeof stand_in);
+        bw = &stand_in;
     }
     bw->shadow = MPI_WIN_NULL;
-    rc = dup_acquire(comm, &bw->dup);
+    rc = dup_acquire(comm, &bw->dup, nomem);
     if (rc != MPI_SUCCESS)
         goto fn_fail;
     bw->comm = bw->dup->comm;
@@ -196,7 +203,7 @@ static int create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_C
     /* Build the predefined-type table now, not in a window's first operation: a
      * latency loop's warm-up should not pay for flattening every named type. */
     (void) rmaib_mpi_layout_named(MPI_BYTE);
-    rc = create_core(bw, flavor, size, disp_unit, info, base, rank, nranks);
+    rc = create_core(bw, flavor, size, disp_unit, info, base, rank, nranks, nomem);
     if (rc != MPI_SUCCESS)
         goto fn_fail;
     rc = create_shadow(bw, info, &inserted);
@@ -222,7 +229,8 @@ static int create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_C
             rmaib_win_free(bw->core);
         if (bw->dup)
             dup_release(bw->dup);
-        free(bw);
+        if (bw != &stand_in)
+            free(bw);
     }
     rc = rmaib_mpi_comm_error(comm, rc);
     goto fn_exit;

@@ -11,6 +11,7 @@
 #include <rdma/fi_endpoint.h>
 #include "ofi_impl.h"
 #include "base/config.h"
+#include "base/fault.h"
 #include "base/reduce.h"
 #include "rmaib_host.h"
 
@@ -363,22 +364,26 @@ static int open_ring(void)
 {
     if (posix_memalign((void **) &ofi.pool, 4096, POOL_BYTES) != 0) {
         ofi.pool = NULL;
-        return fail("out of memory for the bounce ring");
+        fail("out of memory for the bounce ring");
+        return RMAIB_ERR_NO_MEM;
     }
     ofi.head = ofi.tail = 0;
     ofi.pool_desc = NULL;
     if (!ofi.mr_local)
         return RMAIB_OK;
     memset(ofi.pool, 0, POOL_BYTES);        /* FI_MR_ALLOCATED: back every page */
-    int r = fi_mr_reg(ofi.domain, ofi.pool, POOL_BYTES, FI_READ | FI_WRITE, 0,
-                      atomic_fetch_add(&ofi.next_key, 1), 0, &ofi.pool_mr, NULL);
+    int r = rmaib_fault(RMAIB_FAULT_MR_REG) ? -FI_ENOMEM
+        : fi_mr_reg(ofi.domain, ofi.pool, POOL_BYTES, FI_READ | FI_WRITE, 0,
+                    atomic_fetch_add(&ofi.next_key, 1), 0, &ofi.pool_mr, NULL);
     if (r == 0 && ofi.mr_endpoint) {
         r = fi_mr_bind(ofi.pool_mr, &ofi.ep->fid, 0);
         if (r == 0)
             r = fi_mr_enable(ofi.pool_mr);
     }
-    if (r != 0)
-        return fail("cannot register the bounce ring: %s", fi_strerror(-r));
+    if (r != 0) {
+        int rc = fail("cannot register the bounce ring: %s", fi_strerror(-r));
+        return r == -FI_ENOMEM ? RMAIB_ERR_NO_MEM : rc;
+    }
     ofi.pool_desc = fi_mr_desc(ofi.pool_mr);
     return RMAIB_OK;
 }
@@ -463,9 +468,11 @@ int rmaib_ofi_init(void)
                                   list[i], try_reason);
         if (used >= sizeof ofi.failure)
             used = sizeof ofi.failure - 1;
+        if (rc == RMAIB_ERR_NO_MEM)
+            break;
     }
     if (rc != RMAIB_OK) {
-        ofi.failed = 1;
+        ofi.failed = rc != RMAIB_ERR_NO_MEM;     /* out of memory: the next window tries again */
         goto fn_exit;
     }
     atomic_store(&ofi.up, 1);

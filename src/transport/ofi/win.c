@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include "ofi_impl.h"
 #include "rmaib_host.h"
+#include "base/fault.h"
 
 /* What each rank tells the others at window creation. */
 typedef struct ofi_hello {
@@ -152,7 +153,8 @@ static int connect_peers(rmaib_win_t *w, ofi_win_t *o, const int *connected)
 static int reg(void *base, size_t size, uint64_t access, struct fid_mr **mr, uint64_t *key)
 {
     uint64_t want_key = atomic_fetch_add_explicit(&ofi.next_key, 1, memory_order_relaxed);
-    int r = fi_mr_reg(ofi.domain, base, size, access, 0, want_key, 0, mr, NULL);
+    int r = rmaib_fault(RMAIB_FAULT_MR_REG) ? -FI_ENOMEM
+        : fi_mr_reg(ofi.domain, base, size, access, 0, want_key, 0, mr, NULL);
     if (r == 0 && ofi.mr_endpoint) {
         r = fi_mr_bind(*mr, &ofi.ep->fid, 0);
         if (r == 0)
@@ -166,7 +168,7 @@ static int reg(void *base, size_t size, uint64_t access, struct fid_mr **mr, uin
         *mr = NULL;
         rmaib_host_say("rmaib: cannot register %zu bytes at %p with ofi: %s", size, base,
                        fi_strerror(-r));
-        return RMAIB_ERR_TRANSPORT;
+        return r == -FI_ENOMEM ? RMAIB_ERR_NO_MEM : RMAIB_ERR_TRANSPORT;
     }
     *key = fi_mr_key(*mr);
     return RMAIB_OK;
@@ -329,12 +331,10 @@ int rmaib_ofi_win_init(rmaib_win_t *w)
     ofi_hello_t mine, *all = malloc(sizeof *all * (size_t) p);
     ofi_win_t *o = win_alloc(w);
     win_hello(w, o, all != NULL, &mine);
-    if (!all) {
-        rmaib_host_say("rmaib: out of memory setting up an ofi window");
-        rc = RMAIB_ERR_NO_MEM;  /* cannot join the exchange; the peers will see it fail */
-        goto fn_fail;
-    }
-    rc = rmaib_host_allgather(w->hcomm, &mine, all, sizeof mine);
+    /* A rank that ran out of memory joins the agreement, and nobody exchanges. */
+    rc = rmaib_host_agree(w->hcomm, p, all ? RMAIB_OK : RMAIB_ERR_NO_MEM);
+    if (rc == RMAIB_OK)
+        rc = rmaib_host_allgather(w->hcomm, &mine, all, sizeof mine);
     for (int r = 0; rc == RMAIB_OK && r < p; r++)
         if (all[r].status != RMAIB_OK)
             rc = all[r].status;
