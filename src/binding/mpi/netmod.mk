@@ -20,3 +20,24 @@ librmaib_nm_la_LIBADD = librmaib-core.la $(RMAIB_LIBS)
 mpich: librmaib-nm.la
 	$(top_srcdir)/maint/mpich-rmaib --rmaib-build $(abs_top_builddir)
 .PHONY: mpich
+
+# The netmod pass: test/rma built with that MPICH's mpicc, no preload (it builds
+# the MPICH first if need be, as make mpich).
+check-netmod: mpich
+	@prefix=$$($(top_srcdir)/maint/mpich-rmaib --no-build) && \
+	RMAIB_TOP_SRCDIR='$(abs_top_srcdir)' $(top_srcdir)/test/netmod/check.sh "$$prefix"
+.PHONY: check-netmod
+
+# MPICH's RMA suite on that MPICH (maint/conformance --netmod).
+conformance-netmod: mpich
+	@prefix=$$($(top_srcdir)/maint/mpich-rmaib --no-build) && \
+	$(SHELL) $(top_srcdir)/maint/conformance --netmod "$$prefix" \
+	    --mpiexec '$(MPIEXEC)' $(CONFORMANCE_FLAGS) $(abs_top_builddir)
+.PHONY: conformance-netmod
+
+EXTRA_DIST += maint/mpich-rmaib maint/conformance-exclude-netmod \
+	test/netmod/check.sh test/netmod/exclude \
+	src/mpid/ch4/netmod/rmaib/subconfigure.m4 src/mpid/ch4/netmod/rmaib/Makefile.mk \
+	src/mpid/ch4/netmod/rmaib/rmaib_pre.h src/mpid/ch4/netmod/rmaib/netmod_inline.h \
+	src/mpid/ch4/netmod/rmaib/rmaib_noinline.h src/mpid/ch4/netmod/rmaib/rmaib_rma.h \
+	src/mpid/ch4/netmod/rmaib/rmaib_win.c src/mpid/ch4/netmod/rmaib/rmaib_rma.c
