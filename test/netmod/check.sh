@@ -5,7 +5,7 @@
 # (maint/mpich-rmaib), with no librmaib-mpi and no preload: every one-sided call
 # is the netmod's.  Each runs through test/run-test with its test/rma/testlist
 # lines and passes (RMAIB_TEST_PASSES picks them, default shm,ofi,mixed); the
-# programs named in test/netmod/exclude are left out, each with its reason.
+# programs named in test/netmod/exclude.txt are left out, each with its reason.
 # NAME... runs those programs only.  Prints the TAP of each program into
 # netmod-check/NAME.log under the current directory and one summary line per
 # program; exits 1 if any point failed or a program did not build.
@@ -40,7 +40,7 @@ if [ $# -gt 0 ]; then
 else
     names=$(sed -n 's|^rma_tests += test/rma/||p' "$srcdir/test/rma/Makefile.mk")
 fi
-excluded() { grep -q "^$1[[:space:]]" "$srcdir/test/netmod/exclude"; }
+excluded() { grep -q "^$1[[:space:]]" "$srcdir/test/netmod/exclude.txt"; }
 
 st=0
 # An unmodified MPI program, with rmaib in charge: RMAIB_VERBOSE names each window.
@@ -58,7 +58,7 @@ if [ $# -eq 0 ]; then
 fi
 for n in $names; do
     if excluded "$n"; then
-        echo "SKIP $n: $(sed -n "s/^$n[[:space:]]*//p" "$srcdir/test/netmod/exclude")"
+        echo "SKIP $n: $(sed -n "s/^$n[[:space:]]*//p" "$srcdir/test/netmod/exclude.txt")"
         continue
     fi
     log=$out/$n.log

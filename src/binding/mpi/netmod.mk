@@ -36,7 +36,7 @@ conformance-netmod: mpich
 .PHONY: conformance-netmod
 
 EXTRA_DIST += maint/mpich-rmaib maint/conformance-exclude-netmod \
-	test/netmod/check.sh test/netmod/exclude \
+	test/netmod/check.sh test/netmod/exclude.txt \
 	src/mpid/ch4/netmod/rmaib/subconfigure.m4 src/mpid/ch4/netmod/rmaib/Makefile.mk \
 	src/mpid/ch4/netmod/rmaib/rmaib_pre.h src/mpid/ch4/netmod/rmaib/netmod_inline.h \
 	src/mpid/ch4/netmod/rmaib/rmaib_noinline.h src/mpid/ch4/netmod/rmaib/rmaib_rma.h \
