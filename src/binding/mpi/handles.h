@@ -32,11 +32,20 @@ typedef struct rmaib_mpi_win {
     int attr_disp_unit;
     int attr_flavor;
     int attr_model;
+    int adopted;            /* shadow is the netmod's host window, not rmaib's own */
 } rmaib_mpi_win_t;
 
 /* The rmaib window behind handle w, or NULL. */
 rmaib_mpi_win_t *rmaib_mpi_win_find(MPI_Win w);
 int rmaib_mpi_win_insert(rmaib_mpi_win_t *bw);
 void rmaib_mpi_win_remove(MPI_Win w);
+
+/* A window of rmaib (RMAIB_FLAVOR_*) on comm, behind the host window adopt (the
+ * netmod's) or, given MPI_WIN_NULL, behind a shadow of its own handed out in *win;
+ * baseptr receives the base of allocated memory. */
+int rmaib_mpi_win_create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info,
+                         MPI_Comm comm, void *base, void *baseptr, MPI_Win adopt, MPI_Win *win);
+/* Add the info keys rmaib honours, with bw's values, to info_used. */
+void rmaib_mpi_win_info_keys(const rmaib_mpi_win_t *bw, MPI_Info info_used);
 
 #endif

@@ -55,7 +55,13 @@ static int pmpi_world_rank(void)
 static void pmpi_progress(void)
 {
     int flag;
+#ifdef RMAIB_NETMOD
+    rmaib_nm_busy++;        /* MPICH's progress must not re-enter rmaib from here */
+#endif
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+#ifdef RMAIB_NETMOD
+    rmaib_nm_busy--;
+#endif
 }
 
 static void say_stderr(const char *line)

@@ -8,4 +8,9 @@
  * the program runs on is the one this library was built for (else say so, exit). */
 void rmaib_mpi_host_register(void);
 
+#ifdef RMAIB_NETMOD
+/* Non-zero while rmaib itself is inside MPICH's progress engine (netmod.c). */
+extern __thread int rmaib_nm_busy;
+#endif
+
 #endif

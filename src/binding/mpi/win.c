@@ -135,10 +135,16 @@ static int create_core(rmaib_mpi_win_t *bw, int flavor, MPI_Aint size, int disp_
  * communicators than its peers runs out first.  Every rank learns the worst
  * class, so all fail together and free rmaib's window (a collective call)
  * together; a rank that failed alone had waited in that free for the others. */
-static int create_shadow(rmaib_mpi_win_t *bw, MPI_Info info, int *inserted)
+static int create_shadow(rmaib_mpi_win_t *bw, MPI_Info info, MPI_Win adopt, int *inserted)
 {
-    int mine = MPI_SUCCESS, worst = MPI_SUCCESS;
-    int rc = PMPI_Win_create(NULL, 0, 1, info, MPI_COMM_SELF, &bw->shadow);
+    int mine = MPI_SUCCESS, worst = MPI_SUCCESS, rc = MPI_SUCCESS;
+    /* The netmod's host window is the one being created: rmaib stands behind it. */
+    if (adopt != MPI_WIN_NULL) {
+        bw->shadow = adopt;
+        bw->adopted = 1;
+    } else {
+        rc = PMPI_Win_create(NULL, 0, 1, info, MPI_COMM_SELF, &bw->shadow);
+    }
     *inserted = rc == MPI_SUCCESS && (rc = rmaib_mpi_win_insert(bw)) == MPI_SUCCESS;
     if (rc != MPI_SUCCESS)
         PMPI_Error_class(rc, &mine);
@@ -167,8 +173,8 @@ static void say_created(const rmaib_mpi_win_t *bw, int flavor, MPI_Aint size, in
                    : MPIX_RMAIB_LOCK_TAS);
 }
 
-static int create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                  void *base, void *baseptr, MPI_Win *win)
+int rmaib_mpi_win_create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info,
+                         MPI_Comm comm, void *base, void *baseptr, MPI_Win adopt, MPI_Win *win)
 {
     int rank, nranks, rc, inserted = 0;
     rmaib_mpi_win_t *bw = NULL, stand_in;
@@ -206,7 +212,7 @@ static int create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_C
     rc = create_core(bw, flavor, size, disp_unit, info, base, rank, nranks, nomem);
     if (rc != MPI_SUCCESS)
         goto fn_fail;
-    rc = create_shadow(bw, info, &inserted);
+    rc = create_shadow(bw, info, adopt, &inserted);
     if (rc != MPI_SUCCESS)
         goto fn_fail;
 
@@ -223,7 +229,7 @@ static int create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_C
     if (bw) {
         if (inserted)
             rmaib_mpi_win_remove(bw->shadow);
-        if (bw->shadow != MPI_WIN_NULL)
+        if (bw->shadow != MPI_WIN_NULL && !bw->adopted)
             PMPI_Win_free(&bw->shadow);
         if (bw->core)
             rmaib_win_free(bw->core);
@@ -239,24 +245,28 @@ static int create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_C
 int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                    MPI_Win *win)
 {
-    return create(RMAIB_FLAVOR_CREATE, size, disp_unit, info, comm, base, NULL, win);
+    return rmaib_mpi_win_create(RMAIB_FLAVOR_CREATE, size, disp_unit, info, comm, base, NULL,
+                                MPI_WIN_NULL, win);
 }
 
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                      MPI_Win *win)
 {
-    return create(RMAIB_FLAVOR_ALLOCATE, size, disp_unit, info, comm, NULL, baseptr, win);
+    return rmaib_mpi_win_create(RMAIB_FLAVOR_ALLOCATE, size, disp_unit, info, comm, NULL, baseptr,
+                                MPI_WIN_NULL, win);
 }
 
 int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                             void *baseptr, MPI_Win *win)
 {
-    return create(RMAIB_FLAVOR_SHARED, size, disp_unit, info, comm, NULL, baseptr, win);
+    return rmaib_mpi_win_create(RMAIB_FLAVOR_SHARED, size, disp_unit, info, comm, NULL, baseptr,
+                                MPI_WIN_NULL, win);
 }
 
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    return create(RMAIB_FLAVOR_DYNAMIC, 0, 1, info, comm, NULL, NULL, win);
+    return rmaib_mpi_win_create(RMAIB_FLAVOR_DYNAMIC, 0, 1, info, comm, NULL, NULL,
+                                MPI_WIN_NULL, win);
 }
 
 int MPI_Win_free(MPI_Win *win)
@@ -271,7 +281,8 @@ int MPI_Win_free(MPI_Win *win)
      * handle goes too, once its error handler has seen the error. */
     int code = rerr != RMAIB_OK ? rmaib_mpi_win_ret(bw, rerr) : MPI_SUCCESS;
     rmaib_mpi_win_remove(bw->shadow);
-    int rc = PMPI_Win_free(&bw->shadow);  /* runs the user's attribute delete callbacks */
+    /* runs the user's attribute delete callbacks; an adopted window is the host's */
+    int rc = bw->adopted ? MPI_SUCCESS : PMPI_Win_free(&bw->shadow);
     dup_release(bw->dup);
     free(bw);
     *win = MPI_WIN_NULL;
@@ -350,10 +361,15 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
     int rc = PMPI_Win_get_info(win, info_used);
     if (rc != MPI_SUCCESS)
         return rmaib_mpi_win_error(bw, rc);
-    PMPI_Info_set(*info_used, MPIX_RMAIB_INFO_LOCK,
+    rmaib_mpi_win_info_keys(bw, *info_used);
+    return MPI_SUCCESS;
+}
+
+void rmaib_mpi_win_info_keys(const rmaib_mpi_win_t *bw, MPI_Info info_used)
+{
+    PMPI_Info_set(info_used, MPIX_RMAIB_INFO_LOCK,
                   rmaib_win_lock_alg(bw->core) == RMAIB_LOCKALG_MCS ? MPIX_RMAIB_LOCK_MCS : MPIX_RMAIB_LOCK_TAS);
     char max[16];
     snprintf(max, sizeof max, "%d", rmaib_win_max_notify(bw->core));
-    PMPI_Info_set(*info_used, MPIX_RMAIB_INFO_MAX_NOTIFY, max);
-    return MPI_SUCCESS;
+    PMPI_Info_set(info_used, MPIX_RMAIB_INFO_MAX_NOTIFY, max);
 }

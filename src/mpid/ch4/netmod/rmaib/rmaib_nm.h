@@ -1,0 +1,66 @@
+/*
+ * librmaib-nm's interface to the ch4:rmaib glue: the drop-in binding's entry points
+ * under names of their own (src/binding/mpi/nm_names.h), which return MPI error
+ * codes without raising them, and the calls only a netmod needs.  Handles are
+ * MPICH's own: a window's is that of the MPIR_Win the glue made, which rmaib adopts.
+ */
+#ifndef RMAIB_NM_H_INCLUDED
+#define RMAIB_NM_H_INCLUDED
+
+#include <mpi.h>
+
+/* rmaib's window of MPI flavor `flavor` on comm, behind the host window `handle`;
+ * *base_out is the window's base (rmaib's memory for the allocating flavors). */
+int rmaib_nm_win_create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                        void *base, void **base_out, MPI_Win handle);
+/* Add the info keys rmaib honours to info. */
+int rmaib_nm_win_info_keys(MPI_Win win, MPI_Info info);
+/* Serve rmaib's network endpoint once, from MPICH's progress engine. */
+int rmaib_nm_progress(void);
+
+int rmaib_nm_Win_free(MPI_Win *win);
+int rmaib_nm_Win_attach(MPI_Win win, void *base, MPI_Aint size);
+int rmaib_nm_Win_detach(MPI_Win win, const void *base);
+int rmaib_nm_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
+                              void *baseptr);
+int rmaib_nm_Put(const void *oaddr, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+                 int tcount, MPI_Datatype ttype, MPI_Win win);
+int rmaib_nm_Get(void *oaddr, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+                 int tcount, MPI_Datatype ttype, MPI_Win win);
+int rmaib_nm_Rput(const void *oaddr, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+                  int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req);
+int rmaib_nm_Rget(void *oaddr, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+                  int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req);
+int rmaib_nm_Accumulate(const void *oaddr, int ocount, MPI_Datatype otype, int rank,
+                        MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win);
+int rmaib_nm_Raccumulate(const void *oaddr, int ocount, MPI_Datatype otype, int rank,
+                         MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win,
+                         MPI_Request *req);
+int rmaib_nm_Get_accumulate(const void *oaddr, int ocount, MPI_Datatype otype, void *raddr,
+                            int rcount, MPI_Datatype rtype, int rank, MPI_Aint disp,
+                            int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win);
+int rmaib_nm_Rget_accumulate(const void *oaddr, int ocount, MPI_Datatype otype, void *raddr,
+                             int rcount, MPI_Datatype rtype, int rank, MPI_Aint disp,
+                             int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win,
+                             MPI_Request *req);
+int rmaib_nm_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype type, int rank,
+                          MPI_Aint disp, MPI_Op op, MPI_Win win);
+int rmaib_nm_Compare_and_swap(const void *oaddr, const void *caddr, void *raddr,
+                              MPI_Datatype type, int rank, MPI_Aint disp, MPI_Win win);
+int rmaib_nm_Win_start(MPI_Group group, int assert, MPI_Win win);
+int rmaib_nm_Win_complete(MPI_Win win);
+int rmaib_nm_Win_post(MPI_Group group, int assert, MPI_Win win);
+int rmaib_nm_Win_wait(MPI_Win win);
+int rmaib_nm_Win_test(MPI_Win win, int *flag);
+int rmaib_nm_Win_lock(int lock_type, int rank, int assert, MPI_Win win);
+int rmaib_nm_Win_unlock(int rank, MPI_Win win);
+int rmaib_nm_Win_lock_all(int assert, MPI_Win win);
+int rmaib_nm_Win_unlock_all(MPI_Win win);
+int rmaib_nm_Win_fence(int assert, MPI_Win win);
+int rmaib_nm_Win_flush(int rank, MPI_Win win);
+int rmaib_nm_Win_flush_local(int rank, MPI_Win win);
+int rmaib_nm_Win_flush_all(MPI_Win win);
+int rmaib_nm_Win_flush_local_all(MPI_Win win);
+int rmaib_nm_Win_sync(MPI_Win win);
+
+#endif /* RMAIB_NM_H_INCLUDED */

@@ -1,0 +1,83 @@
+#!/bin/sh
+# test/netmod/check.sh PREFIX [NAME...]: the netmod pass (make check-netmod).
+#
+# rmaib's test/rma programs built with PREFIX/bin/mpicc, the MPICH on ch4:rmaib
+# (maint/mpich-rmaib), with no librmaib-mpi and no preload: every one-sided call
+# is the netmod's.  Each runs through test/run-test with its test/rma/testlist
+# lines and passes (RMAIB_TEST_PASSES picks them, default shm,ofi,mixed); the
+# programs named in test/netmod/exclude.txt are left out, each with its reason.
+# NAME... runs those programs only.  Prints the TAP of each program into
+# netmod-check/NAME.log under the current directory and one summary line per
+# program; exits 1 if any point failed or a program did not build.
+# Run from the top of rmaib's build tree (RMAIB_TOP_SRCDIR for another source tree).
+set -u
+
+[ $# -ge 1 ] || { echo "usage: $0 PREFIX [NAME...]" >&2; exit 2; }
+prefix=$1
+shift
+srcdir=${RMAIB_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+builddir=$(pwd)
+mpicc=$prefix/bin/mpicc
+[ -x "$mpicc" ] || { echo "check-netmod: no $mpicc (maint/mpich-rmaib)" >&2; exit 2; }
+out=$builddir/netmod-check
+mkdir -p "$out/test/rma" || exit 2
+
+# run-test finds test/rma/testlist from where the programs sit under its build
+# tree ($out); the netmod MPICH comes first for the launcher and every rank.
+MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+RMAIB_TOP_SRCDIR=$srcdir
+RMAIB_TOP_BUILDDIR=$out
+RMAIB_PRELOAD_LIB=/nonexistent/librmaib-mpi.so   # nothing is preloaded here
+RMAIB_HAVE_OFI=$(grep -q '^have_ofi = yes' "$builddir/Makefile" 2>/dev/null && echo yes || echo no)
+RMAIB_SANITIZERS=
+RMAIB_TEST_PASSES=${RMAIB_TEST_PASSES:-shm,ofi,mixed}
+LD_LIBRARY_PATH=$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export MPIEXEC RMAIB_TOP_SRCDIR RMAIB_TOP_BUILDDIR RMAIB_PRELOAD_LIB RMAIB_HAVE_OFI \
+    RMAIB_SANITIZERS RMAIB_TEST_PASSES LD_LIBRARY_PATH
+
+if [ $# -gt 0 ]; then
+    names=$*
+else
+    names=$(sed -n 's|^rma_tests += test/rma/||p' "$srcdir/test/rma/Makefile.mk")
+fi
+excluded() { grep -q "^$1[[:space:]]" "$srcdir/test/netmod/exclude.txt"; }
+
+st=0
+# An unmodified MPI program, with rmaib in charge: RMAIB_VERBOSE names each window.
+if [ $# -eq 0 ]; then
+    demo=$out/rma_demo
+    if "$mpicc" -O2 "$srcdir/examples/rma_demo.c" -o "$demo" >"$demo.log" 2>&1 &&
+        RMAIB_VERBOSE=1 timeout 120 "$MPIEXEC" -n 2 "$demo" >>"$demo.log" 2>&1 &&
+        grep -q '^rma_demo: verified=yes' "$demo.log" &&
+        grep -q 'rmaib: window flavor=' "$demo.log"; then
+        echo "PASS rma_demo: verified, rmaib in charge ($(grep -c 'rmaib: window' "$demo.log") windows)"
+    else
+        echo "FAIL rma_demo: not verified or no rmaib window ($demo.log)"
+        st=1
+    fi
+fi
+for n in $names; do
+    if excluded "$n"; then
+        echo "SKIP $n: $(sed -n "s/^$n[[:space:]]*//p" "$srcdir/test/netmod/exclude.txt")"
+        continue
+    fi
+    log=$out/$n.log
+    if ! "$mpicc" -O2 -I"$srcdir/test/rma" -I"$srcdir/include" -I"$builddir/include" \
+            "$srcdir/test/rma/$n.c" -o "$out/test/rma/$n" -lm >"$log" 2>&1; then
+        echo "FAIL $n: does not build with $mpicc ($log)"
+        st=1
+        continue
+    fi
+    sh "$srcdir/test/run-test" "$out/test/rma/$n" >"$log" 2>&1
+    ok=$(grep -c '^ok ' "$log")
+    bad=$(grep -c '^not ok ' "$log")
+    if [ "$bad" -eq 0 ] && [ "$ok" -eq 0 ] && grep -q '^1\.\.0' "$log"; then
+        echo "SKIP $n: $(sed -n 's/^1\.\.0 *# *//p' "$log" | head -n 1)"
+    elif [ "$bad" -gt 0 ] || [ "$ok" -eq 0 ]; then
+        echo "FAIL $n: $ok passed, $bad failed ($log)"
+        st=1
+    else
+        echo "PASS $n: $ok passed"
+    fi
+done
+exit $st
