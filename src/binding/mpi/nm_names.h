@@ -22,6 +22,7 @@
 #define MPI_Accumulate rmaib_nm_Accumulate
 #define MPI_Allgather rmaib_nm_Allgather
 #define MPI_Allreduce rmaib_nm_Allreduce
+#define MPI_Alltoall rmaib_nm_Alltoall
 #define MPI_Barrier rmaib_nm_Barrier
 #define MPI_Bcast rmaib_nm_Bcast
 #define MPI_Compare_and_swap rmaib_nm_Compare_and_swap
