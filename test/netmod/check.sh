@@ -8,7 +8,8 @@
 # programs named in test/netmod/exclude.txt are left out, each with its reason.
 # NAME... runs those programs only.  Prints the TAP of each program into
 # netmod-check/NAME.log under the current directory and one summary line per
-# program; exits 1 if any point failed or a program did not build.
+# program and a closing totals line; exits 1 if any point failed or a program did
+# not build.
 # Run from the top of rmaib's build tree (RMAIB_TOP_SRCDIR for another source tree).
 set -u
 
@@ -43,6 +44,7 @@ fi
 excluded() { grep -q "^$1[[:space:]]" "$srcdir/test/netmod/exclude.txt"; }
 
 st=0
+tot_ok=0 tot_bad=0 tot_skip=0
 # An unmodified MPI program, with rmaib in charge: RMAIB_VERBOSE names each window.
 if [ $# -eq 0 ]; then
     demo=$out/rma_demo
@@ -51,9 +53,10 @@ if [ $# -eq 0 ]; then
         grep -q '^rma_demo: verified=yes' "$demo.log" &&
         grep -q 'rmaib: window flavor=' "$demo.log"; then
         echo "PASS rma_demo: verified, rmaib in charge ($(grep -c 'rmaib: window' "$demo.log") windows)"
+        tot_ok=$((tot_ok + 1))
     else
         echo "FAIL rma_demo: not verified or no rmaib window ($demo.log)"
-        st=1
+        st=1 tot_bad=$((tot_bad + 1))
     fi
 fi
 for n in $names; do
@@ -65,19 +68,26 @@ for n in $names; do
     if ! "$mpicc" -O2 -I"$srcdir/test/rma" -I"$srcdir/include" -I"$builddir/include" \
             "$srcdir/test/rma/$n.c" -o "$out/test/rma/$n" -lm >"$log" 2>&1; then
         echo "FAIL $n: does not build with $mpicc ($log)"
-        st=1
+        st=1 tot_bad=$((tot_bad + 1))
         continue
     fi
     sh "$srcdir/test/run-test" "$out/test/rma/$n" >"$log" 2>&1
     ok=$(grep -c '^ok ' "$log")
     bad=$(grep -c '^not ok ' "$log")
+    skipped=$(grep -c '^ok .*# *SKIP' "$log")
+    tot_ok=$((tot_ok + ok - skipped)) tot_bad=$((tot_bad + bad)) tot_skip=$((tot_skip + skipped))
     if [ "$bad" -eq 0 ] && [ "$ok" -eq 0 ] && grep -q '^1\.\.0' "$log"; then
         echo "SKIP $n: $(sed -n 's/^1\.\.0 *# *//p' "$log" | head -n 1)"
+        tot_skip=$((tot_skip + 1))
     elif [ "$bad" -gt 0 ] || [ "$ok" -eq 0 ]; then
         echo "FAIL $n: $ok passed, $bad failed ($log)"
         st=1
+        [ "$ok" -eq 0 ] && [ "$bad" -eq 0 ] && tot_bad=$((tot_bad + 1))
     else
         echo "PASS $n: $ok passed"
     fi
 done
+# The closing line .ci/run reads (TAP points; a program that did not build or ran
+# no point counts as one failure).
+echo "netmod pass: $tot_ok passed, $tot_bad failed, $tot_skip skipped"
 exit $st
