@@ -72,6 +72,7 @@ rma_tests += test/rma/progress_thread_idle
 rma_tests += test/rma/target_in_host_wait
 rma_tests += test/rma/flush_delivers
 rma_tests += test/rma/ofi_refused_atomic
+rma_tests += test/rma/host_coll_subset
 # --- end of block D ---
 
 # --- block N: notified RMA (MPIX_, mpix_rmaib.h) ---

@@ -15,24 +15,16 @@ static int status(int mpi_err)
     return mpi_err == MPI_SUCCESS ? RMAIB_OK : RMAIB_ERR_TRANSPORT;
 }
 
-/* Always the non-blocking form: whether a rank polls depends on whether it has
- * started the network yet (a rank of a size-1 sub-communicator may not have), and
- * MPI never matches a blocking collective with a non-blocking one. */
-static int host_wait(MPI_Request *req)
-{
-    return rmaib_poll_wanted() ? rmaib_mpi_serve_wait(req, MPI_STATUS_IGNORE)
-        : PMPI_Wait(req, MPI_STATUS_IGNORE);
-}
-
 /* Window creation and free wait in these while peers may still be connecting to us
  * or finishing their operations on our memory: they serve the endpoint as the
- * user's blocking calls do (serve.c). */
+ * user's blocking calls do (serve.c).  Always the non-blocking form, on every rank
+ * alike: MPI never matches a blocking collective with a non-blocking one. */
 static int pmpi_allgather(void *hcomm, const void *send, void *recv, size_t bytes)
 {
     MPI_Comm comm = *(MPI_Comm *) hcomm;
     MPI_Request req;
     int rc = PMPI_Iallgather(send, (int) bytes, MPI_BYTE, recv, (int) bytes, MPI_BYTE, comm, &req);
-    return status(rc == MPI_SUCCESS ? host_wait(&req) : rc);
+    return status(rc == MPI_SUCCESS ? rmaib_mpi_host_wait(&req) : rc);
 }
 
 static int pmpi_barrier(void *hcomm)
@@ -40,7 +32,7 @@ static int pmpi_barrier(void *hcomm)
     MPI_Comm comm = *(MPI_Comm *) hcomm;
     MPI_Request req;
     int rc = PMPI_Ibarrier(comm, &req);
-    return status(rc == MPI_SUCCESS ? host_wait(&req) : rc);
+    return status(rc == MPI_SUCCESS ? rmaib_mpi_host_wait(&req) : rc);
 }
 
 static int pmpi_world_rank(void)

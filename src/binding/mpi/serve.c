@@ -13,6 +13,9 @@
  * Without such a provider (shm only, or a provider with hardware progress) every
  * call goes straight to the host.
  */
+#include <stdlib.h>
+#include <string.h>
+#include "base/config.h"
 #include "serve.h"
 
 int rmaib_mpi_serve_wait(MPI_Request *req, MPI_Status *status)
@@ -37,12 +40,55 @@ static int serve_waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
     return rc;
 }
 
-/* A call made non-blocking by `start`, then waited for. */
-#define SERVED(start)                                                   \
+int rmaib_mpi_host_wait(MPI_Request *req)
+{
+    return rmaib_poll_wanted() ? rmaib_mpi_serve_wait(req, MPI_STATUS_IGNORE)
+        : PMPI_Wait(req, MPI_STATUS_IGNORE);
+}
+
+/* Whether the job may start the network somewhere: RMAIB_TRANSPORT=ofi, simulated
+ * nodes, or (auto) ranks on more than one host, which Hydra tells each rank
+ * (MPI_LOCALNRANKS against PMI_SIZE); without that word, any job of several ranks. */
+static int job_may_use_network(void)
+{
+#ifdef HAVE_OFI
+    const char *t = getenv("RMAIB_TRANSPORT"), *local = getenv("MPI_LOCALNRANKS"),
+        *size = getenv("PMI_SIZE");
+    int n = 1;
+    if (t && strcmp(t, "shm") == 0)
+        return 0;
+    if ((t && strcmp(t, "ofi") == 0) || rmaib_env_int("RMAIB_NODE_SIZE", 0) > 0)
+        return 1;
+    if (local && size && *local && *size)
+        return strcmp(local, size) != 0;
+    PMPI_Comm_size(MPI_COMM_WORLD, &n);
+    return n > 1;
+#else
+    return 0;
+#endif
+}
+
+/* MPI never matches a blocking collective with a non-blocking one, so every rank of
+ * a communicator must pick the same form: not by whether it polls now (a rank
+ * outside every network window has not started the network), but once per job. */
+static int coll_nonblocking(void)
+{
+    static int once = -1;
+    if (once < 0)
+        once = job_may_use_network();
+    return once;
+}
+
+/* The collective `blocking`, or, where the job may use the network, its
+ * non-blocking form `start` (which sets req_), then waited for. */
+#define SERVED(blocking, start)                                         \
     do {                                                                \
         MPI_Request req_;                                               \
-        int rc_ = (start);                                              \
-        return rc_ == MPI_SUCCESS ? rmaib_mpi_serve_wait(&req_, MPI_STATUS_IGNORE) : rc_; \
+        int rc_;                                                        \
+        if (!coll_nonblocking())                                        \
+            return (blocking);                                          \
+        rc_ = (start);                                                  \
+        return rc_ == MPI_SUCCESS ? rmaib_mpi_host_wait(&req_) : rc_;   \
     } while (0)
 
 int MPI_Wait(MPI_Request *req, MPI_Status *status)
@@ -123,57 +169,50 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 
 int MPI_Barrier(MPI_Comm comm)
 {
-    if (!rmaib_poll_wanted())
-        return PMPI_Barrier(comm);
-    SERVED(PMPI_Ibarrier(comm, &req_));
+    SERVED(PMPI_Barrier(comm),
+           PMPI_Ibarrier(comm, &req_));
 }
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
-    if (!rmaib_poll_wanted())
-        return PMPI_Bcast(buf, count, type, root, comm);
-    SERVED(PMPI_Ibcast(buf, count, type, root, comm, &req_));
+    SERVED(PMPI_Bcast(buf, count, type, root, comm),
+           PMPI_Ibcast(buf, count, type, root, comm, &req_));
 }
 
 int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
                MPI_Comm comm)
 {
-    if (!rmaib_poll_wanted())
-        return PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
-    SERVED(PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, &req_));
+    SERVED(PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm),
+           PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, &req_));
 }
 
 /* The host's collectives, for the calls coll.c leaves to the host. */
 int rmaib_mpi_host_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
                              MPI_Op op, MPI_Comm comm)
 {
-    if (!rmaib_poll_wanted())
-        return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
-    SERVED(PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, &req_));
+    SERVED(PMPI_Allreduce(sbuf, rbuf, count, type, op, comm),
+           PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, &req_));
 }
 
 int rmaib_mpi_host_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                              int rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
-    if (!rmaib_poll_wanted())
-        return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-    SERVED(PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, &req_));
+    SERVED(PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm),
+           PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, &req_));
 }
 
 int rmaib_mpi_host_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                             int rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
-    if (!rmaib_poll_wanted())
-        return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-    SERVED(PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, &req_));
+    SERVED(PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm),
+           PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, &req_));
 }
 
 int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                MPI_Datatype rtype, int root, MPI_Comm comm)
 {
-    if (!rmaib_poll_wanted())
-        return PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-    SERVED(PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, &req_));
+    SERVED(PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm),
+           PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, &req_));
 }
 
 /* Calls an application polls with: one round of the endpoint each, as MPICH's

@@ -11,6 +11,9 @@
  * MPI, rmaib's own included, once rmaib_poll_wanted() says peers need us to poll. */
 int rmaib_mpi_serve_wait(MPI_Request *req, MPI_Status *status);
 
+/* PMPI_Wait, or rmaib_mpi_serve_wait where this process polls. */
+int rmaib_mpi_host_wait(MPI_Request *req);
+
 /* The host's MPI_Allreduce, MPI_Allgather and MPI_Alltoall, serving the endpoint
  * while they wait, for the calls the collective entry points (coll.c) leave to it. */
 int rmaib_mpi_host_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
