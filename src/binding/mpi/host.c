@@ -35,11 +35,16 @@ static int pmpi_barrier(void *hcomm)
     return status(rc == MPI_SUCCESS ? rmaib_mpi_host_wait(&req) : rc);
 }
 
+/* Kept from the first call: a diagnostic the ofi endpoint prints while it closes,
+ * after MPI_Finalize, must not call into MPI (MPICH aborts on a freed world). */
 static int pmpi_world_rank(void)
 {
-    int r = 0;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &r);
-    return r;
+    static int rank = -1;       /* atomic: the progress thread may say things too */
+    int r = __atomic_load_n(&rank, __ATOMIC_RELAXED), done = 0;
+    if (r < 0 && PMPI_Finalized(&done) == MPI_SUCCESS && !done &&
+        PMPI_Comm_rank(MPI_COMM_WORLD, &r) == MPI_SUCCESS)
+        __atomic_store_n(&rank, r, __ATOMIC_RELAXED);
+    return r < 0 ? 0 : r;
 }
 
 /* A long rmaib wait gives the host's progress engine a turn, so point-to-point
