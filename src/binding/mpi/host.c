@@ -35,16 +35,13 @@ static int pmpi_barrier(void *hcomm)
     return status(rc == MPI_SUCCESS ? rmaib_mpi_host_wait(&req) : rc);
 }
 
-/* Kept from the first call: a diagnostic the ofi endpoint prints while it closes,
- * after MPI_Finalize, must not call into MPI (MPICH aborts on a freed world). */
+/* Read once at registration, while MPI is surely up: the progress thread may say
+ * something while MPI_Finalize runs or after it, when asking MPI aborts. */
+static int world_rank;
+
 static int pmpi_world_rank(void)
 {
-    static int rank = -1;       /* atomic: the progress thread may say things too */
-    int r = __atomic_load_n(&rank, __ATOMIC_RELAXED), done = 0;
-    if (r < 0 && PMPI_Finalized(&done) == MPI_SUCCESS && !done &&
-        PMPI_Comm_rank(MPI_COMM_WORLD, &r) == MPI_SUCCESS)
-        __atomic_store_n(&rank, r, __ATOMIC_RELAXED);
-    return r < 0 ? 0 : r;
+    return world_rank;
 }
 
 /* A long rmaib wait gives the host's progress engine a turn, so point-to-point
@@ -110,6 +107,7 @@ void rmaib_mpi_host_register(void)
     if (done)
         return;
     check_host_mpi();
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     rmaib_host_register(&pmpi_host);
     done = 1;
 }
