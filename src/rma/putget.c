@@ -103,12 +103,17 @@ int rmaib_get_counted(rmaib_win_t *w, void *obuf, size_t ocount, const rmaib_lay
                       int flags, _Atomic uint64_t *counter)
 {
     uint64_t roff = 0;
-    const rmaib_tp_ops_t *tp = w->peers[target < 0 || target >= w->nranks ? 0 : target].tp;
     int rc = rma_prepare(w, ocount, ol, target, tdisp, tcount, tl, flags, &roff);
-    if (rc == RMAIB_OK && ocount * ol->size != 0 && ol->contig && tl->contig && tp->get_notify)
-        return tp->get_notify(w, target, roff, obuf, ocount * ol->size, counter);
-    if (rc == RMAIB_OK)
-        rc = rmaib_get(w, obuf, ocount, ol, target, tdisp, tcount, tl, flags);
+    if (rc != RMAIB_OK)
+        return rc;
+    const rmaib_tp_ops_t *tp = w->peers[target].tp;
+    size_t bytes = ocount * ol->size;
+    int contig = ol->contig && tl->contig;
+    if (bytes != 0 && contig && tp->get_notify)
+        return tp->get_notify(w, target, roff, obuf, bytes, counter);
+    if (bytes != 0)     /* prepared once: the transfer itself, as rmaib_get makes it */
+        rc = contig ? tp->get(w, target, roff, obuf, bytes)
+            : xfer_generic(w, target, obuf, ocount, ol, roff, tcount, tl, 0);
     if (rc == RMAIB_OK)
         rc = tp->flush_local(w, target);
     if (rc == RMAIB_OK)
