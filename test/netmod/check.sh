@@ -42,6 +42,21 @@ else
     names=$(sed -n 's|^rma_tests += test/rma/||p' "$srcdir/test/rma/Makefile.mk")
 fi
 excluded() { grep -q "^$1[[:space:]]" "$srcdir/test/netmod/exclude.txt"; }
+# A variable test/rma/Makefile.mk gives program $1 (test_rma_$1_$2), on one line.
+mkvar() {
+    awk -v v="test_rma_$1_$2" '$1 == v && $2 == "=" { on = 1; sub(/^[^=]*= */, "") }
+        on { more = sub(/\\$/, ""); printf "%s ", $0; if (!more) exit }' \
+        "$srcdir/test/rma/Makefile.mk" |
+        sed -e 's/\$(AM_CPPFLAGS)//' -e "s|\$(top_srcdir)|$srcdir|g"
+}
+# The C sources of program $1 (its Makefile.mk SOURCES, else NAME.c), from srcdir.
+sources() {
+    srcs=$(mkvar "$1" SOURCES)
+    [ -n "$srcs" ] || srcs=test/rma/$1.c
+    for f in $srcs; do
+        case $f in *.c) printf '%s ' "$srcdir/$f" ;; esac
+    done
+}
 
 st=0
 tot_ok=0 tot_bad=0 tot_skip=0
@@ -65,8 +80,9 @@ for n in $names; do
         continue
     fi
     log=$out/$n.log
-    if ! "$mpicc" -O2 -I"$srcdir/test/rma" -I"$srcdir/include" -I"$builddir/include" \
-            "$srcdir/test/rma/$n.c" -o "$out/test/rma/$n" -lm >"$log" 2>&1; then
+    # shellcheck disable=SC2046
+    if ! "$mpicc" -O2 -I"$srcdir/test/rma" -I"$prefix/include" $(mkvar "$n" CPPFLAGS) \
+            $(sources "$n") -o "$out/test/rma/$n" -lm >"$log" 2>&1; then
         echo "FAIL $n: does not build with $mpicc ($log)"
         st=1 tot_bad=$((tot_bad + 1))
         continue

@@ -63,4 +63,30 @@ int rmaib_nm_Win_flush_all(MPI_Win win);
 int rmaib_nm_Win_flush_local_all(MPI_Win win);
 int rmaib_nm_Win_sync(MPI_Win win);
 
+/* rmaib's notified RMA (include/mpix_rmaib.h), which the glue exports as MPIX_*. */
+int rmaib_nm_X_Rmaib_err_rma_notification(void);
+int rmaib_nm_X_Put_notify(const void *oaddr, int ocount, MPI_Datatype otype, int rank,
+                          MPI_Aint disp, int tcount, MPI_Datatype ttype, int idx, MPI_Win win);
+int rmaib_nm_X_Get_notify(void *oaddr, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+                          int tcount, MPI_Datatype ttype, int idx, MPI_Win win);
+int rmaib_nm_X_Get_notify_local(void *oaddr, int ocount, MPI_Datatype otype, int rank,
+                                MPI_Aint disp, int tcount, MPI_Datatype ttype, int idx,
+                                MPI_Win win);
+int rmaib_nm_X_Accumulate_notify(const void *oaddr, int ocount, MPI_Datatype otype, int rank,
+                                 MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
+                                 int idx, MPI_Win win);
+int rmaib_nm_X_Rput_notify(const void *oaddr, int ocount, MPI_Datatype otype, int rank,
+                           MPI_Aint disp, int tcount, MPI_Datatype ttype, int idx, MPI_Win win,
+                           MPI_Request *req);
+int rmaib_nm_X_Rget_notify(void *oaddr, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+                           int tcount, MPI_Datatype ttype, int idx, MPI_Win win,
+                           MPI_Request *req);
+int rmaib_nm_X_Win_set_num_notify(MPI_Win win, MPI_Info info, int num);
+int rmaib_nm_X_Win_get_num_notify(MPI_Win win, int rank, int *num);
+int rmaib_nm_X_Win_get_notify_value(MPI_Win win, int idx, MPI_Count *value);
+int rmaib_nm_X_Win_reset_notify_value(MPI_Win win, int idx, MPI_Count *value);
+int rmaib_nm_X_Win_wait_notify_value(MPI_Win win, int idx, MPI_Count threshold,
+                                     MPI_Count *value);
+int rmaib_nm_X_Win_notify_waitsome(MPI_Win win, int first, int count, int *idx);
+
 #endif /* RMAIB_NM_H_INCLUDED */

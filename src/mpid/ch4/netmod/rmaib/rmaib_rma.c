@@ -1,6 +1,7 @@
 /*
  * One-sided calls of ch4:rmaib, handed to rmaib (librmaib-nm) by the handles of
- * MPICH's objects; the request forms return rmaib's generalized request.
+ * MPICH's objects; the request forms return a complete MPICH request.  Also the
+ * MPIX_ notified RMA calls, which libmpi exports.
  */
 #include "mpidimpl.h"
 #include "rmaib_nm.h"
@@ -151,4 +152,115 @@ int MPIDI_RMAIB_win_flush_local_all(MPIR_Win * win)
 int MPIDI_RMAIB_win_sync(MPIR_Win * win)
 {
     return rmaib_nm_Win_sync(win->handle);
+}
+
+/* Notified RMA (include/mpix_rmaib.h, installed into the prefix): libmpi exports
+ * the MPIX_ calls so an application needs only mpicc; rmaib does the work and the
+ * error goes through the window's handler here, as MPICH's MPI_ layer does for
+ * the rest.  An unknown window is MPI_COMM_WORLD's error. */
+static int notify_ret(MPI_Win win, int rc, const char *fn)
+{
+    MPIR_Win *w = NULL;
+    if (rc == MPI_SUCCESS)
+        return rc;
+    if (rc != MPI_ERR_WIN)
+        MPIR_Win_get_ptr(win, w);
+    return w ? MPIR_Err_return_win(w, fn, rc) : MPIR_Err_return_comm(NULL, fn, rc);
+}
+
+/* rmaib completes a notified R-form before returning: MPICH's own complete request. */
+static int notify_request(MPI_Win win, int rc, MPI_Request * req, const char *fn)
+{
+    if (rc == MPI_SUCCESS) {
+        MPIR_Request *r = MPIR_Request_create_complete(MPIR_REQUEST_KIND__RMA);
+        if (!r)
+            rc = MPI_ERR_NO_MEM;
+        else
+            *req = r->handle;
+    }
+    return notify_ret(win, rc, fn);
+}
+
+MPICH_API_PUBLIC int MPIX_Rmaib_err_rma_notification(void)
+{
+    return rmaib_nm_X_Rmaib_err_rma_notification();
+}
+
+MPICH_API_PUBLIC int MPIX_Put_notify(const void *oaddr, int ocount, MPI_Datatype otype, int rank,
+                                     MPI_Aint disp, int tcount, MPI_Datatype ttype, int idx,
+                                     MPI_Win win)
+{
+    return notify_ret(win, rmaib_nm_X_Put_notify(oaddr, ocount, otype, rank, disp, tcount, ttype,
+                                            idx, win), __func__);
+}
+
+MPICH_API_PUBLIC int MPIX_Get_notify(void *oaddr, int ocount, MPI_Datatype otype, int rank,
+                                     MPI_Aint disp, int tcount, MPI_Datatype ttype, int idx,
+                                     MPI_Win win)
+{
+    return notify_ret(win, rmaib_nm_X_Get_notify(oaddr, ocount, otype, rank, disp, tcount, ttype,
+                                            idx, win), __func__);
+}
+
+MPICH_API_PUBLIC int MPIX_Get_notify_local(void *oaddr, int ocount, MPI_Datatype otype,
+                                           int rank, MPI_Aint disp, int tcount,
+                                           MPI_Datatype ttype, int idx, MPI_Win win)
+{
+    return notify_ret(win, rmaib_nm_X_Get_notify_local(oaddr, ocount, otype, rank, disp, tcount,
+                                                  ttype, idx, win), __func__);
+}
+
+MPICH_API_PUBLIC int MPIX_Accumulate_notify(const void *oaddr, int ocount, MPI_Datatype otype,
+                                            int rank, MPI_Aint disp, int tcount,
+                                            MPI_Datatype ttype, MPI_Op op, int idx, MPI_Win win)
+{
+    return notify_ret(win, rmaib_nm_X_Accumulate_notify(oaddr, ocount, otype, rank, disp, tcount,
+                                                   ttype, op, idx, win), __func__);
+}
+
+MPICH_API_PUBLIC int MPIX_Rput_notify(const void *oaddr, int ocount, MPI_Datatype otype,
+                                      int rank, MPI_Aint disp, int tcount, MPI_Datatype ttype,
+                                      int idx, MPI_Win win, MPI_Request * req)
+{
+    return notify_request(win, rmaib_nm_X_Rput_notify(oaddr, ocount, otype, rank, disp, tcount,
+                                                      ttype, idx, win, req), req, __func__);
+}
+
+MPICH_API_PUBLIC int MPIX_Rget_notify(void *oaddr, int ocount, MPI_Datatype otype, int rank,
+                                      MPI_Aint disp, int tcount, MPI_Datatype ttype, int idx,
+                                      MPI_Win win, MPI_Request * req)
+{
+    return notify_request(win, rmaib_nm_X_Rget_notify(oaddr, ocount, otype, rank, disp, tcount,
+                                                      ttype, idx, win, req), req, __func__);
+}
+
+MPICH_API_PUBLIC int MPIX_Win_set_num_notify(MPI_Win win, MPI_Info info, int num)
+{
+    return notify_ret(win, rmaib_nm_X_Win_set_num_notify(win, info, num), __func__);
+}
+
+MPICH_API_PUBLIC int MPIX_Win_get_num_notify(MPI_Win win, int rank, int *num)
+{
+    return notify_ret(win, rmaib_nm_X_Win_get_num_notify(win, rank, num), __func__);
+}
+
+MPICH_API_PUBLIC int MPIX_Win_get_notify_value(MPI_Win win, int idx, MPI_Count * value)
+{
+    return notify_ret(win, rmaib_nm_X_Win_get_notify_value(win, idx, value), __func__);
+}
+
+MPICH_API_PUBLIC int MPIX_Win_reset_notify_value(MPI_Win win, int idx, MPI_Count * value)
+{
+    return notify_ret(win, rmaib_nm_X_Win_reset_notify_value(win, idx, value), __func__);
+}
+
+MPICH_API_PUBLIC int MPIX_Win_wait_notify_value(MPI_Win win, int idx, MPI_Count threshold,
+                                                MPI_Count * value)
+{
+    return notify_ret(win, rmaib_nm_X_Win_wait_notify_value(win, idx, threshold, value), __func__);
+}
+
+MPICH_API_PUBLIC int MPIX_Win_notify_waitsome(MPI_Win win, int first, int count, int *idx)
+{
+    return notify_ret(win, rmaib_nm_X_Win_notify_waitsome(win, first, count, idx), __func__);
 }
