@@ -81,7 +81,8 @@ for n in $names; do
     fi
     log=$out/$n.log
     # shellcheck disable=SC2046
-    if ! "$mpicc" -O2 -I"$srcdir/test/rma" -I"$prefix/include" $(mkvar "$n" CPPFLAGS) \
+    if ! "$mpicc" -O2 -DRMAIB_TEST_NETMOD -I"$srcdir/test/rma" -I"$prefix/include" \
+            $(mkvar "$n" CPPFLAGS) \
             $(sources "$n") -o "$out/test/rma/$n" -lm >"$log" 2>&1; then
         echo "FAIL $n: does not build with $mpicc ($log)"
         st=1 tot_bad=$((tot_bad + 1))
