@@ -9,8 +9,10 @@
 void rmaib_mpi_host_register(void);
 
 #ifdef RMAIB_NETMOD
-/* Non-zero while rmaib itself is inside MPICH's progress engine (netmod.c). */
-extern __thread int rmaib_nm_busy;
+/* Non-zero while rmaib itself is inside MPICH's progress engine (netmod.c).  Read at
+ * every turn of MPICH's progress: initial-exec, no __tls_get_addr call (libmpi
+ * loads librmaib-nm at start, so its TLS is static). */
+extern __thread int rmaib_nm_busy __attribute__((tls_model("initial-exec")));
 #endif
 
 #endif

@@ -42,7 +42,7 @@ int rmaib_nm_win_info_keys(MPI_Win win, MPI_Info info)
 
 /* rmaib's own waits give MPICH's progress a turn (host.c), which comes back here:
  * serve the endpoint only when rmaib is not already on this thread's stack. */
-__thread int rmaib_nm_busy;
+__thread int rmaib_nm_busy __attribute__((tls_model("initial-exec")));
 
 int rmaib_nm_progress(void)
 {
