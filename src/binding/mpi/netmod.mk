@@ -35,8 +35,16 @@ conformance-netmod: mpich
 	    --mpiexec '$(MPIEXEC)' $(CONFORMANCE_FLAGS) $(abs_top_builddir)
 .PHONY: conformance-netmod
 
+# MPICH's pt2pt and coll testlists on it: the part it forwards to UCX is whole.
+conformance-netmod-forwarded: mpich
+	@prefix=$$($(top_srcdir)/maint/mpich-rmaib --no-build) && \
+	RMAIB_TOP_SRCDIR='$(abs_top_srcdir)' MPIEXEC='$(MPIEXEC)' \
+	    $(top_srcdir)/test/netmod/forwarded.sh "$$prefix"
+.PHONY: conformance-netmod-forwarded
+
 EXTRA_DIST += maint/mpich-rmaib maint/conformance-exclude-netmod \
 	test/netmod/check.sh test/netmod/exclude.txt \
+	test/netmod/forwarded.sh test/netmod/forwarded-exclude.txt \
 	src/mpid/ch4/netmod/rmaib/subconfigure.m4 src/mpid/ch4/netmod/rmaib/Makefile.mk \
 	src/mpid/ch4/netmod/rmaib/rmaib_pre.h src/mpid/ch4/netmod/rmaib/netmod_inline.h \
 	src/mpid/ch4/netmod/rmaib/rmaib_noinline.h src/mpid/ch4/netmod/rmaib/rmaib_rma.h \
