@@ -124,6 +124,10 @@ typedef struct rmaib_tp_ops {
      * of the peer waits for the read; an error is reported by the next flush. */
     int (*get_notify)(rmaib_win_t *win, int peer, uint64_t roff, void *dst, size_t len,
                       _Atomic uint64_t *counter);
+    /* Optional (NULL: flush, then the core's fetch-add).  Add one to the control word
+     * at off of peer, after every data operation issued to peer has landed; it has
+     * taken effect on return.  Only where this transport also carries the atomics. */
+    int (*notify_add)(rmaib_win_t *win, int peer, size_t off);
 
     /* Drive the backend (software providers need the target to poll). */
     void (*progress)(void);

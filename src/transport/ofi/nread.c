@@ -94,3 +94,20 @@ void rmaib_ofi_nread_wait(ofi_win_t *o, ofi_peer_t *p)
             break;
     }
 }
+
+/* A notified put's or accumulate's counter (MPIX_Put_notify): one round trip, not
+ * a flush's and then the fetch-add's.  Ordering: where the provider keeps RMA and
+ * atomic writes in order (FI_ORDER_WAW) on one stream per peer, the target places
+ * the writes before it reads the counter's request (a mailbox write, or rxm's atomic
+ * message) off that stream, so the answer shows both done.  An atomic or an
+ * oversized write issued before (p->unordered) may still land later: flush first,
+ * as everywhere the provider does not order (FI_FENCE is no help: rxm lacks it). */
+int rmaib_ofi_notify_add(rmaib_win_t *w, int peer, size_t off)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    int rc = RMAIB_OK;
+    if (!ofi.notify_ordered || p->unordered)
+        rc = rmaib_ofi_flush_peer(w, p);
+    uint64_t old;
+    return rc == RMAIB_OK ? rmaib_ofi_ctrl_atomic(w, peer, off, RMAIB_AOP_FADD, 1, 0, &old) : rc;
+}

@@ -137,6 +137,7 @@ struct ofi_state {
     int delivery_complete;
     int raw_ordered;            /* a read shows the writes before it placed (FI_ORDER_RAW) */
     int atomic_ordered;         /* non-fetching atomics may stay outstanding */
+    int notify_ordered;         /* a control atomic lands after the writes before it */
     size_t waw_size;            /* writes up to this size land in the order posted */
     int cq_wait;                /* the CQ has a wait object: fi_cq_sread works */
     int sock_wait;              /* the thread sleeps on tcp's sockets (sock_wait.c) */
@@ -240,6 +241,7 @@ int rmaib_ofi_flush_local(rmaib_win_t *w, int peer);
 int rmaib_ofi_quiesce(rmaib_win_t *w);
 
 /* nread.c */
+int rmaib_ofi_notify_add(rmaib_win_t *w, int peer, size_t off);
 int rmaib_ofi_get_notify(rmaib_win_t *w, int peer, uint64_t roff, void *dst, size_t len,
                          _Atomic uint64_t *counter);
 void rmaib_ofi_nread_complete(void *ctx, int err);
