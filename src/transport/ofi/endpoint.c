@@ -268,9 +268,6 @@ static int read_traits(struct fi_info *info, int dc)
         == (FI_ORDER_ATOMIC_RAW | FI_ORDER_ATOMIC_WAW);
     ofi.waw_size = !(order & (FI_ORDER_RMA_WAW | FI_ORDER_WAW)) ? 0
         : stream_placed(info) ? SIZE_MAX : info->ep_attr->max_order_waw_size;
-    /* FI_ORDER_WAW (unlike FI_ORDER_RMA_WAW) orders RMA and atomic writes among each
-     * other; on one stream they are also placed in that order (stream_placed). */
-    ofi.notify_ordered = (order & FI_ORDER_WAW) && stream_placed(info);
     if (!dc && !ofi.raw_ordered)
         return fail("neither FI_DELIVERY_COMPLETE nor read-after-write ordering");
     info->tx_attr->op_flags = dc ? FI_DELIVERY_COMPLETE : 0;

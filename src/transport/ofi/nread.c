@@ -153,17 +153,19 @@ void rmaib_ofi_nread_wait(ofi_win_t *o, ofi_peer_t *p)
 }
 
 /* A notified put's or accumulate's counter (MPIX_Put_notify): one round trip, not
- * a flush's and then the fetch-add's.  Ordering: where the provider keeps RMA and
- * atomic writes in order (FI_ORDER_WAW) on one stream per peer, the target places
- * the writes before it reads the counter's request (a mailbox write, or rxm's atomic
- * message) off that stream, so the answer shows both done.  An atomic or an
- * oversized write issued before (p->unordered) may still land later: flush first,
- * as everywhere the provider does not order (FI_FENCE is no help: rxm lacks it). */
+ * a flush's and then the fetch-add's.  Ordering: the counter's request goes to the
+ * target's mailbox as a write, and writes on one stream per peer are placed in the
+ * order posted (FI_ORDER_RMA_WAW, waw_size unbounded: tcp;ofi_rxm, sockets), so the
+ * target has placed the data before it reads the request, and the answer shows both.
+ * The provider's own atomics keep the flush: no order between RMA writes and atomics
+ * is offered at API 1.9 (rxm: RMA_WAW and ATOMIC_WAW only, and no FI_FENCE), nor
+ * does an atomic or oversized write in flight (p->unordered) keep its place. */
 int rmaib_ofi_notify_add(rmaib_win_t *w, int peer, size_t off)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_win_t *o = w->ofi;
+    ofi_peer_t *p = &o->peers[peer];
     int rc = RMAIB_OK;
-    if (!ofi.notify_ordered || p->unordered)
+    if (!o->amo || ofi.waw_size != SIZE_MAX || p->unordered)
         rc = rmaib_ofi_flush_peer(w, p);
     uint64_t old;
     return rc == RMAIB_OK ? rmaib_ofi_ctrl_atomic(w, peer, off, RMAIB_AOP_FADD, 1, 0, &old) : rc;

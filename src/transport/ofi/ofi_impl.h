@@ -137,7 +137,6 @@ struct ofi_state {
     int delivery_complete;
     int raw_ordered;            /* a read shows the writes before it placed (FI_ORDER_RAW) */
     int atomic_ordered;         /* non-fetching atomics may stay outstanding */
-    int notify_ordered;         /* a control atomic lands after the writes before it */
     size_t waw_size;            /* writes up to this size land in the order posted */
     int cq_wait;                /* the CQ has a wait object: fi_cq_sread works */
     int sock_wait;              /* the thread sleeps on tcp's sockets (sock_wait.c) */
