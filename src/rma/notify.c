@@ -14,13 +14,15 @@
  * deferred notification for a flush, unlock or free to finish).  Per backend:
  *  - shm: the data is a memcpy (or process_vm_writev, done when it returns); the
  *    flush is a release fence, the counter a CPU fetch-add: data, fence, counter.
- *  - ofi: the flush waits for delivery completion of the writes (or for a read
- *    behind them, FI_ORDER_RAW), and only then does the fetch-add leave; a get is
- *    complete when its data is in our buffer, so the target's copy was read.
+ *  - ofi: where the provider orders RMA and atomic writes on one stream per peer
+ *    (tcp;ofi_rxm, sockets), the fetch-add follows the writes at once and its answer
+ *    shows them placed (rmaib_ofi_notify_add); elsewhere the flush waits for their
+ *    delivery (or a read behind them, FI_ORDER_RAW) first.  A get is complete when
+ *    its data is in our buffer, so the target's copy was read; then the fetch-add
+ *    (a read's response may still be leaving the target when a request behind it is
+ *    served, so the two are not sent together).
  *  - mixed: shm moves the data to a peer on our node and the network's atomic
  *    follows it; our CPU wrote the data before the atomic's request went out.
- * The cheaper order on ofi (the atomic behind the writes on one endpoint pair,
- * FI_ORDER_ATOMIC_WAW) would save the flush's round trip; not taken yet.
  *
  * The notified read (get_notify_local) is the exception: it returns once its read
  * is posted, and its counter is a process-local word beside the control block's
@@ -57,6 +59,20 @@ static int notify_add(rmaib_win_t *w, int rank, int idx)
     return rmaib_ctrl_op(w, rank, notify_off(w, idx), RMAIB_AOP_FADD, 1, 0, &old);
 }
 
+/* The counter of a put or accumulate, after its data: a backend that carries both
+ * the data and the counter to target orders them itself (ofi: one round trip where
+ * the provider does); otherwise the data is flushed first. */
+static int notify_after_data(rmaib_win_t *w, int target, int idx)
+{
+    const rmaib_tp_ops_t *tp = w->peers[target].tp;
+    if (tp->notify_add && w->atp == tp && !w->peers[target].ctrl_mapped) {
+        w->stat_remote_ops += target != w->rank;
+        return tp->notify_add(w, target, notify_off(w, idx));
+    }
+    int rc = rmaib_flush_target(w, target);
+    return rc == RMAIB_OK ? notify_add(w, target, idx) : rc;
+}
+
 int rmaib_put_notify(rmaib_win_t *w, const void *obuf, size_t ocount, const rmaib_layout_t *ol,
                      int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tl,
                      int idx, int flags)
@@ -64,11 +80,10 @@ int rmaib_put_notify(rmaib_win_t *w, const void *obuf, size_t ocount, const rmai
     int rc = notify_prepare(w, target, target, idx);
     if (rc == RMAIB_OK)
         rc = rmaib_put(w, obuf, ocount, ol, target, tdisp, tcount, tl, flags);
-    /* The data is in the target's memory after the flush (shm: a store fence; ofi:
-     * delivery complete), so a reader that sees the counter sees the data. */
-    if (rc == RMAIB_OK)
-        rc = rmaib_flush_target(w, target);
-    return rc == RMAIB_OK ? notify_add(w, target, idx) : rc;
+    /* The data is in the target's memory before the counter moves (shm: a store
+     * fence; ofi: ordered on the wire or delivery complete), so a reader that sees the
+     * counter sees the data. */
+    return rc == RMAIB_OK ? notify_after_data(w, target, idx) : rc;
 }
 
 int rmaib_accumulate_notify(rmaib_win_t *w, const void *obuf, size_t ocount,
@@ -79,10 +94,9 @@ int rmaib_accumulate_notify(rmaib_win_t *w, const void *obuf, size_t ocount,
     if (rc == RMAIB_OK)
         rc = rmaib_accumulate(w, obuf, ocount, ol, target, tdisp, tcount, tl, op, flags);
     /* Native atomics went through the atomics transport and locked updates through
-     * the data one; rmaib_flush_target completes both before the counter moves. */
-    if (rc == RMAIB_OK)
-        rc = rmaib_flush_target(w, target);
-    return rc == RMAIB_OK ? notify_add(w, target, idx) : rc;
+     * the data one; the fetching ones are done, those left in flight (ofi) are flushed
+     * by notify_add (p->unordered), as the locked path's puts are by its unlock. */
+    return rc == RMAIB_OK ? notify_after_data(w, target, idx) : rc;
 }
 
 /* A get whose counter lives on rank counter (the target, or ourselves). */

@@ -3,6 +3,7 @@
  * open) is the epoch test, the bounds check and one transport call; derived
  * datatypes are walked as two streams of blocks cut to each other's boundaries.
  */
+#include <stdlib.h>
 #include "rma_impl.h"
 #include "stream.h"
 
@@ -96,8 +97,47 @@ int rmaib_put(rmaib_win_t *w, const void *obuf, size_t ocount, const rmaib_layou
     return xfer_generic(w, target, (char *) obuf, ocount, ol, roff, tcount, tl, 1);
 }
 
+/* All the segments of a derived-type transfer at once, merged where both sides
+ * continue, in an array the caller frees: a notified read posts them all and counts
+ * one notification for the lot. */
+static int gather_segs(char *obuf, size_t ocount, const rmaib_layout_t *ol, uint64_t roff,
+                       size_t tcount, const rmaib_layout_t *tl, rmaib_seg_t **out, size_t *nout)
+{
+    rmaib_seg_t *segs = NULL;
+    size_t n = 0, cap = 0;
+    rmaib_stream_t os, ts;
+    int64_t oa, ta;
+    size_t olen, tlen;
+    rmaib_stream_init(&os, ol, ocount);
+    rmaib_stream_init(&ts, tl, tcount);
+    while (rmaib_stream_next(&os, &oa, &olen) && rmaib_stream_next(&ts, &ta, &tlen)) {
+        size_t len = olen < tlen ? olen : tlen;
+        char *la = obuf + oa;
+        uint64_t ra = roff + (uint64_t) ta;
+        if (n && segs[n - 1].roff + segs[n - 1].len == ra
+            && (char *) segs[n - 1].laddr + segs[n - 1].len == la) {
+            segs[n - 1].len += len;
+        } else {
+            if (n == cap) {
+                rmaib_seg_t *g = realloc(segs, (cap = cap ? 2 * cap : 64) * sizeof *g);
+                if (!g) {
+                    free(segs);
+                    return RMAIB_ERR_NO_MEM;
+                }
+                segs = g;
+            }
+            segs[n++] = (rmaib_seg_t) { ra, la, len };
+        }
+        os.used += len;
+        ts.used += len;
+    }
+    *out = segs;
+    *nout = n;
+    return RMAIB_OK;
+}
+
 /* A get after which *counter grows by one, once the data is in obuf: at once where
- * the backend copies, on completion where it offers get_notify (contiguous data). */
+ * the backend copies, on completion where it offers get_notify. */
 int rmaib_get_counted(rmaib_win_t *w, void *obuf, size_t ocount, const rmaib_layout_t *ol,
                       int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tl,
                       int flags, _Atomic uint64_t *counter)
@@ -109,8 +149,16 @@ int rmaib_get_counted(rmaib_win_t *w, void *obuf, size_t ocount, const rmaib_lay
     const rmaib_tp_ops_t *tp = w->peers[target].tp;
     size_t bytes = ocount * ol->size;
     int contig = ol->contig && tl->contig;
-    if (bytes != 0 && contig && tp->get_notify)
-        return tp->get_notify(w, target, roff, obuf, bytes, counter);
+    if (bytes != 0 && tp->get_notify) {
+        rmaib_seg_t one = { roff, obuf, bytes }, *segs = &one;
+        size_t n = 1;
+        if (!contig && (rc = gather_segs(obuf, ocount, ol, roff, tcount, tl, &segs, &n)))
+            return rc;
+        rc = tp->get_notify(w, target, segs, n, counter);
+        if (segs != &one)
+            free(segs);
+        return rc;
+    }
     if (bytes != 0)     /* prepared once: the transfer itself, as rmaib_get makes it */
         rc = contig ? tp->get(w, target, roff, obuf, bytes)
             : xfer_generic(w, target, obuf, ocount, ol, roff, tcount, tl, 0);

@@ -118,12 +118,17 @@ typedef struct rmaib_tp_ops {
     /* Local completion only: origin buffers may be reused, gets' data is in place
      * (get_notify's included). */
     int (*flush_local)(rmaib_win_t *win, int peer);
-    /* Optional (NULL: get, flush_local, then the core adds one).  Read len bytes at
-     * roff of peer into dst, returning once the read is posted; *counter grows by
-     * one, with release order, once every byte is in dst.  A flush or flush_local
-     * of the peer waits for the read; an error is reported by the next flush. */
-    int (*get_notify)(rmaib_win_t *win, int peer, uint64_t roff, void *dst, size_t len,
+    /* Optional (NULL: get, flush_local, then the core adds one).  Read the n
+     * segments of peer into their local addresses, returning once the reads are
+     * posted; *counter grows by one, with release order, once every byte of every
+     * segment is in place.  A flush or flush_local of the peer waits for the reads;
+     * an error is reported by the next flush. */
+    int (*get_notify)(rmaib_win_t *win, int peer, const rmaib_seg_t *segs, size_t n,
                       _Atomic uint64_t *counter);
+    /* Optional (NULL: flush, then the core's fetch-add).  Add one to the control word
+     * at off of peer, after every data operation issued to peer has landed; it has
+     * taken effect on return.  Only where this transport also carries the atomics. */
+    int (*notify_add)(rmaib_win_t *win, int peer, size_t off);
 
     /* Drive the backend (software providers need the target to poll). */
     void (*progress)(void);

@@ -83,6 +83,7 @@ rma_tests += test/rma/notify_errors
 rma_tests += test/rma/notify_waitsome
 rma_tests += test/rma/notify_requests
 rma_tests += test/rma/notify_read_inflight
+rma_tests += test/rma/notify_read_kinds
 rma_tests += test/rma/bfs_validate
 test_rma_bfs_validate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/examples/bfs
 test_rma_bfs_validate_SOURCES = test/rma/bfs_validate.c examples/bfs/graph.c examples/bfs/bfs.c \

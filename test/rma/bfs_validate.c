@@ -1,11 +1,12 @@
 /*
  * rmaib-bfs's traversals and its validator (examples/bfs): on Kronecker graphs of
- * SCALE 10 and 12, every variant (notified reads, plain gets, point-to-point) finds
+ * SCALE 10 and 12 (or the list in BFS_SCALES, e.g. "14,16"), every variant (notified reads, plain gets, point-to-point) finds
  * a parent array that passes the Graph500 rules and matches a sequential BFS, the
  * same Graph500 m for each; and the validator refuses a parent array with one word
  * corrupted three ways (a reached vertex unreached, a vertex its own parent, a
  * vertex two levels down hung from the root).
  */
+#include <stdlib.h>
 #include "tap.h"
 #include "bfs.h"
 
@@ -87,7 +88,16 @@ int main(int argc, char **argv)
     tap_init(&argc, &argv);
     me = tap_rank;
     np = tap_size;
-    run_scale(10);
-    run_scale(12);
+    const char *list = getenv("BFS_SCALES");
+    char *end;
+    for (const char *p = list ? list : "10,12"; *p; p = *end ? end + 1 : end) {
+        long scale = strtol(p, &end, 10);
+        TAP_CHECK(end != p && scale >= 1 && scale <= 30, "BFS_SCALES=%s: bad list", list);
+        if (end == p || scale < 1 || scale > 30) {
+            tap_ok("BFS_SCALES");
+            break;
+        }
+        run_scale((int) scale);
+    }
     return tap_done();
 }

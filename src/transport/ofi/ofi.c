@@ -95,6 +95,7 @@ const rmaib_tp_ops_t rmaib_ofi_ops = {
     .flush = rmaib_ofi_flush,
     .flush_local = rmaib_ofi_flush_local,
     .get_notify = rmaib_ofi_get_notify,
+    .notify_add = rmaib_ofi_notify_add,
     .progress = rmaib_ofi_progress,
     .attach = rmaib_ofi_attach,
     .detach = rmaib_ofi_detach,

@@ -240,7 +240,8 @@ int rmaib_ofi_flush_local(rmaib_win_t *w, int peer);
 int rmaib_ofi_quiesce(rmaib_win_t *w);
 
 /* nread.c */
-int rmaib_ofi_get_notify(rmaib_win_t *w, int peer, uint64_t roff, void *dst, size_t len,
+int rmaib_ofi_notify_add(rmaib_win_t *w, int peer, size_t off);
+int rmaib_ofi_get_notify(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t n,
                          _Atomic uint64_t *counter);
 void rmaib_ofi_nread_complete(void *ctx, int err);
 void rmaib_ofi_nread_wait(ofi_win_t *o, ofi_peer_t *p);
