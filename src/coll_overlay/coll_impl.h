@@ -68,6 +68,7 @@ typedef struct coll_call {
     size_t n;                   /* allreduce: elements; others: bytes of one block */
     rmaib_coll_done_fn *done;
     void *arg;
+    int err;                    /* once finished */
 } coll_call_t;
 
 enum { COLL_ALLREDUCE, COLL_ALLGATHER, COLL_ALLTOALL, COLL_BARRIER };
@@ -93,9 +94,10 @@ struct rmaib_coll {
     coll_step_t *steps;
     int nsteps, cap_steps, rs, re, pending, built, err;
     char token;             /* the barrier's message */
-    /* Calls started and not finished, oldest first, in a ring of qcap. */
+    /* Calls started and not reported, oldest first, in a ring of qcap; the first
+     * qdone of them have finished (the progress thread reports nothing). */
     coll_call_t *q;
-    int qcap, qhead, qlen;
+    int qcap, qhead, qlen, qdone;
     atomic_flag busy;       /* one thread at a time runs the schedules */
     struct rmaib_coll *next, *prev;     /* every communicator's, for progress */
 };

@@ -6,6 +6,11 @@
  * MPI asks for (and lets the running schedule own the scratch and the message
  * counters); communicators progress independently.
  *
+ * Where rmaib's progress thread runs (ofi over providers that progress in
+ * software), it runs the schedules too each time it wakes (rmaib_async_hook), so a
+ * rank that computes still moves its part; it completes no request (it may not
+ * call the host MPI), the next MPI thread to progress does.
+ *
  * Resources are fixed when the communicator's collective state is made: a ring
  * of RMAIB_COLL_QUEUE calls, a step array sized for the longest schedule of the
  * group, and the window's slots.  A start that finds the ring full progresses
@@ -206,14 +211,30 @@ static int build(rmaib_coll_t *c, const coll_call_t *call)
 
 /* ---------------------------------------------------------------- the queue */
 
+/* Report the finished calls, oldest first: they leave the ring before their
+ * done() runs.  done() must not start a call on c (we hold c->busy). */
+static void report(rmaib_coll_t *c)
+{
+    while (c->qdone) {
+        coll_call_t fin = c->q[c->qhead];
+        c->qhead = (c->qhead + 1) % c->qcap;
+        c->qlen--;
+        c->qdone--;
+        if (fin.done)
+            fin.done(fin.arg, fin.err);
+    }
+}
+
 /* Run c's calls until one waits: nonzero if anything moved.  The caller holds
- * c->busy.  A finished call leaves the ring before its done() runs, so done() may
- * start another call. */
-static int progress_locked(rmaib_coll_t *c)
+ * c->busy.  Without reporting (the progress thread, which may not call the host
+ * MPI), finished calls wait in the ring, done, for the next caller that reports. */
+static int progress_locked(rmaib_coll_t *c, int reporting)
 {
     int moved = 0;
-    while (c->qlen) {
-        coll_call_t *call = &c->q[c->qhead];
+    if (reporting)
+        report(c);
+    while (c->qdone < c->qlen) {
+        coll_call_t *call = &c->q[(c->qhead + c->qdone) % c->qcap];
         int rc = RMAIB_OK;
         if (!c->built) {
             rc = build(c, call);
@@ -223,13 +244,12 @@ static int progress_locked(rmaib_coll_t *c)
             rc = run_rounds(c, &moved);
         if (rc == RMAIB_OK && c->rs < c->nsteps)
             break;
-        coll_call_t fin = *call;
+        call->err = rc;
         c->built = 0;
-        c->qhead = (c->qhead + 1) % c->qcap;
-        c->qlen--;
+        c->qdone++;
         moved = 1;
-        if (fin.done)
-            fin.done(fin.arg, rc);
+        if (reporting)
+            report(c);
     }
     return moved;
 }
@@ -248,14 +268,20 @@ int rmaib_coll_progress(rmaib_coll_t *c)
 {
     if (!try_take(c))
         return 0;
-    int moved = progress_locked(c);
+    int moved = progress_locked(c, 1);
     give_back(c);
     return moved;
 }
 
-int rmaib_coll_pending(const rmaib_coll_t *c)
+/* Read under c->busy: the progress thread may be changing it. */
+int rmaib_coll_pending(rmaib_coll_t *c)
 {
-    return c->qlen;
+    RMAIB_BACKOFF(bo);
+    while (!try_take(c))
+        rmaib_backoff(&bo);
+    int n = c->qlen;
+    give_back(c);
+    return n;
 }
 
 /* Queue call (room made by progressing the older ones), then run what can run. */
@@ -266,7 +292,7 @@ static int start(rmaib_coll_t *c, const coll_call_t *call)
         if (try_take(c)) {
             if (c->qlen < c->qcap)
                 break;
-            int moved = progress_locked(c);
+            int moved = progress_locked(c, 1);
             give_back(c);
             if (moved)
                 continue;
@@ -275,7 +301,7 @@ static int start(rmaib_coll_t *c, const coll_call_t *call)
     }
     c->q[(c->qhead + c->qlen) % c->qcap] = *call;
     c->qlen++;
-    progress_locked(c);
+    progress_locked(c, 1);
     give_back(c);
     return RMAIB_OK;
 }
@@ -358,8 +384,22 @@ int rmaib_coll_ibarrier(rmaib_coll_t *c, rmaib_coll_done_fn *done, void *arg)
 static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
 static rmaib_coll_t *all;
 
+/* The progress thread's turn: run the schedules, report nothing. */
+static void advance_all(void)
+{
+    if (pthread_mutex_trylock(&all_lock) != 0)
+        return;
+    for (rmaib_coll_t *c = all; c; c = c->next)
+        if (try_take(c)) {
+            progress_locked(c, 0);
+            give_back(c);
+        }
+    pthread_mutex_unlock(&all_lock);
+}
+
 void rmaib_sched_enrol(rmaib_coll_t *c)
 {
+    atomic_store(&rmaib_async_hook, advance_all);
     pthread_mutex_lock(&all_lock);
     c->prev = NULL;
     c->next = all;
@@ -387,8 +427,7 @@ int rmaib_coll_progress_all(void)
     if (pthread_mutex_trylock(&all_lock) != 0)
         return 0;
     for (rmaib_coll_t *c = all; c; c = c->next)
-        if (c->qlen)
-            moved |= rmaib_coll_progress(c);
+        moved |= rmaib_coll_progress(c);
     pthread_mutex_unlock(&all_lock);
     return moved;
 }

@@ -66,7 +66,7 @@ int rmaib_coll_ibarrier(rmaib_coll_t *c, rmaib_coll_done_fn *done, void *arg);
 int rmaib_coll_progress(rmaib_coll_t *c);
 int rmaib_coll_progress_all(void);
 /* Calls started on c and not finished. */
-int rmaib_coll_pending(const rmaib_coll_t *c);
+int rmaib_coll_pending(rmaib_coll_t *c);
 
 /* The algorithm the last call on c ran ("flat", "rd", ...), for RMAIB_VERBOSE. */
 const char *rmaib_coll_last_alg(const rmaib_coll_t *c);
