@@ -136,6 +136,7 @@ static void freed(int rounds)
     }
 }
 
+#ifndef __SANITIZE_ADDRESS__
 static long rss_kb(void)
 {
     FILE *f = fopen("/proc/self/status", "r");
@@ -177,6 +178,8 @@ static void rss_flat(int calls)
     TAP_DIAG("resident memory %ld kB after a tenth of the calls, %ld kB at the end", first, last);
 }
 
+#endif
+
 int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
@@ -192,7 +195,12 @@ int main(int argc, char **argv)
     }
     freed(calls / 20);
     tap_ok("MPI_Request_free on collective requests: they finish before the next call");
+#ifdef __SANITIZE_ADDRESS__
+    /* ASan's quarantine keeps freed memory resident for a while, by design. */
+    tap_skip("resident memory flat across the calls", "ASan's quarantine holds freed memory");
+#else
     rss_flat(calls * 10);
     tap_ok("resident memory flat across %d calls", calls * 10);
+#endif
     return tap_done();
 }
