@@ -27,6 +27,7 @@ static const rmaib_wait_hooks_t no_hooks = {
 };
 
 const rmaib_wait_hooks_t *rmaib_waits = &no_hooks;
+void (*_Atomic rmaib_async_hook)(void);
 static _Atomic int host_ranks;
 static long ncpus;
 

@@ -21,6 +21,8 @@ typedef struct rmaib_wait_hooks {
 /* Set the hooks (NULL: none) and count the cores; until then waits serve nothing. */
 void rmaib_wait_init(const rmaib_wait_hooks_t *hooks);
 extern const rmaib_wait_hooks_t *rmaib_waits;
+/* Run by the progress thread each time it wakes: the collectives' schedules. */
+extern void (*_Atomic rmaib_async_hook)(void);
 
 /* Waiting: spin briefly, then yield (ranks outnumber cores: tests run 8 ranks on 2
  * cores, so a spinner must give its core to the rank it is waiting for) or spin on

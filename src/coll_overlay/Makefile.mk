@@ -2,6 +2,7 @@
 librmaib_core_la_SOURCES += \
 	src/coll_overlay/coll_impl.h \
 	src/coll_overlay/coll.c \
+	src/coll_overlay/sched.c \
 	src/coll_overlay/allreduce.c \
 	src/coll_overlay/allgather.c \
 	src/coll_overlay/alltoall.c \

@@ -13,52 +13,59 @@
 /* Below this many bytes gathered, the log-step algorithms win. */
 #define LOG_MAX_BYTES 65536
 
-static int ring(rmaib_coll_t *c, char *rbuf, size_t bytes)
+static void ring(rmaib_coll_t *c, char *rbuf, size_t bytes)
 {
-    int p = c->nranks, me = c->rank, rc = RMAIB_OK;
+    int p = c->nranks, me = c->rank;
     int right = (me + 1) % p, left = (me + p - 1) % p;
-    for (int s = 0; s < p - 1 && rc == RMAIB_OK; s++) {
+    for (int s = 0; s < p - 1; s++) {
         size_t sb = (size_t) ((me - s + p) % p), rb = (size_t) ((me - s - 1 + 2 * p) % p);
-        rc = rmaib_coll_sendrecv(c, right, rbuf + sb * bytes, bytes, left, rbuf + rb * bytes,
-                                 bytes, NULL);
+        rmaib_sched_msg(c, right, rbuf + sb * bytes, bytes, left, rbuf + rb * bytes, bytes, NULL);
+        rmaib_sched_round(c);
     }
-    return rc;
 }
 
-static int rd(rmaib_coll_t *c, char *rbuf, size_t bytes)
+static void rd(rmaib_coll_t *c, char *rbuf, size_t bytes)
 {
-    int p = c->nranks, me = c->rank, rc = RMAIB_OK;
-    for (int mask = 1; mask < p && rc == RMAIB_OK; mask <<= 1) {
+    int p = c->nranks, me = c->rank;
+    for (int mask = 1; mask < p; mask <<= 1) {
         int peer = me ^ mask;
         size_t mine = (size_t) (me & ~(mask - 1)), theirs = (size_t) (peer & ~(mask - 1));
-        rc = rmaib_coll_sendrecv(c, peer, rbuf + mine * bytes, (size_t) mask * bytes, peer,
-                                 rbuf + theirs * bytes, (size_t) mask * bytes, NULL);
+        rmaib_sched_msg(c, peer, rbuf + mine * bytes, (size_t) mask * bytes, peer,
+                        rbuf + theirs * bytes, (size_t) mask * bytes, NULL);
+        rmaib_sched_round(c);
     }
-    return rc;
 }
 
-/* Scratch block i holds rank (me + i)'s block. */
+/* Bruck's last step: scratch block i (s->sbuf) is rank (me + i)'s. */
+static void unrotate(rmaib_coll_t *c, const coll_step_t *s)
+{
+    int p = c->nranks, me = c->rank;
+    size_t bytes = s->rlen;
+    for (int i = 1; i < p; i++)
+        memcpy(s->rbuf + (size_t) ((me + i) % p) * bytes, s->sbuf + (size_t) i * bytes, bytes);
+}
+
 static int bruck(rmaib_coll_t *c, char *rbuf, size_t bytes)
 {
-    int p = c->nranks, me = c->rank, rc = RMAIB_OK;
+    int p = c->nranks, me = c->rank;
     char *t = rmaib_coll_scratch(c, (size_t) p * bytes);
     if (!t)
         return RMAIB_ERR_NO_MEM;
     memcpy(t, rbuf + (size_t) me * bytes, bytes);
-    for (int d = 1; d < p && rc == RMAIB_OK; d *= 2) {
+    for (int d = 1; d < p; d *= 2) {
         size_t n = (size_t) (d < p - d ? d : p - d) * bytes;
-        rc = rmaib_coll_sendrecv(c, (me - d + p) % p, t, n, (me + d) % p, t + (size_t) d * bytes,
-                                 n, NULL);
+        rmaib_sched_msg(c, (me - d + p) % p, t, n, (me + d) % p, t + (size_t) d * bytes, n, NULL);
+        rmaib_sched_round(c);
     }
-    for (int i = 1; i < p && rc == RMAIB_OK; i++)
-        memcpy(rbuf + (size_t) ((me + i) % p) * bytes, t + (size_t) i * bytes, bytes);
-    return rc;
+    rmaib_sched_fn(c, unrotate, t, rbuf, bytes);
+    return RMAIB_OK;
 }
 
-int rmaib_coll_allgather(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t bytes)
+int rmaib_coll_build_allgather(rmaib_coll_t *c, const coll_call_t *call)
 {
     static const char *const names[] = { "auto", "ring", "rd", "bruck" };
     int p = c->nranks, pow2 = (p & (p - 1)) == 0;
+    size_t bytes = call->n;
     int a = c->cfg->allgather;
     if (a == RMAIB_AG_AUTO)
         a = (size_t) p * bytes >= LOG_MAX_BYTES ? RMAIB_AG_RING : pow2 ? RMAIB_AG_RD
@@ -68,9 +75,16 @@ int rmaib_coll_allgather(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t b
     c->last_alg = names[a];
     if (bytes == 0)
         return RMAIB_OK;
-    char *r = rbuf;
-    if (sbuf)
-        memcpy(r + (size_t) c->rank * bytes, sbuf, bytes);
-    return a == RMAIB_AG_RING ? ring(c, r, bytes) : a == RMAIB_AG_RD ? rd(c, r, bytes)
-        : bruck(c, r, bytes);
+    char *r = call->rbuf;
+    if (call->sbuf)
+        memcpy(r + (size_t) c->rank * bytes, call->sbuf, bytes);
+    if (p == 1)
+        return RMAIB_OK;
+    if (a == RMAIB_AG_RING)
+        ring(c, r, bytes);
+    else if (a == RMAIB_AG_RD)
+        rd(c, r, bytes);
+    else
+        return bruck(c, r, bytes);
+    return RMAIB_OK;
 }

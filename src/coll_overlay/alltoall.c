@@ -14,11 +14,40 @@
 #define BRUCK_MAX_BYTES 256
 #define BRUCK_MIN_RANKS 4
 
-/* Scratch: t holds block (me + i) % p at i; pk packs the blocks of one step out,
- * un the same blocks in. */
+/* Bruck's scratch: t holds block (me + i) % p at i; pk packs the blocks of one
+ * step out, un the same blocks in (s->sbuf: t; s->rlen: bytes; s->dst: d). */
+static void pack(rmaib_coll_t *c, const coll_step_t *s)
+{
+    char *t = (char *) s->sbuf, *pk = t + (size_t) c->nranks * s->rlen;
+    size_t n = 0, bytes = s->rlen;
+    for (int i = s->dst; i < c->nranks; i++)
+        if (i & s->dst)
+            memcpy(pk + n++ * bytes, t + (size_t) i * bytes, bytes);
+}
+
+static void unpack(rmaib_coll_t *c, const coll_step_t *s)
+{
+    int p = c->nranks;
+    char *t = (char *) s->sbuf, *un = t + (size_t) p * s->rlen + (size_t) (p / 2 + 1) * s->rlen;
+    size_t n = 0, bytes = s->rlen;
+    for (int i = s->dst; i < p; i++)
+        if (i & s->dst)
+            memcpy(t + (size_t) i * bytes, un + n++ * bytes, bytes);
+}
+
+static void unrotate(rmaib_coll_t *c, const coll_step_t *s)
+{
+    int p = c->nranks, me = c->rank;
+    size_t bytes = s->rlen;
+    for (int i = 0; i < p; i++)
+        memcpy(s->rbuf + (size_t) ((me - i + p) % p) * bytes, s->sbuf + (size_t) i * bytes,
+               bytes);
+}
+
+/* A round per distance d: pack, exchange, unpack, chained. */
 static int bruck(rmaib_coll_t *c, const char *s, char *r, size_t bytes)
 {
-    int p = c->nranks, me = c->rank, rc = RMAIB_OK;
+    int p = c->nranks, me = c->rank;
     size_t all = (size_t) p * bytes, half = (size_t) (p / 2 + 1) * bytes;
     char *t = rmaib_coll_scratch(c, all + 2 * half);
     if (!t)
@@ -26,28 +55,30 @@ static int bruck(rmaib_coll_t *c, const char *s, char *r, size_t bytes)
     char *pk = t + all, *un = pk + half;
     for (int i = 0; i < p; i++)
         memcpy(t + (size_t) i * bytes, s + (size_t) ((me + i) % p) * bytes, bytes);
-    for (int d = 1; d < p && rc == RMAIB_OK; d *= 2) {
+    for (int d = 1; d < p; d *= 2) {
         size_t n = 0;
         for (int i = d; i < p; i++)
-            if (i & d)
-                memcpy(pk + n++ * bytes, t + (size_t) i * bytes, bytes);
-        rc = rmaib_coll_sendrecv(c, (me + d) % p, pk, n * bytes, (me - d + p) % p, un,
-                                 n * bytes, NULL);
-        n = 0;
-        for (int i = d; i < p && rc == RMAIB_OK; i++)
-            if (i & d)
-                memcpy(t + (size_t) i * bytes, un + n++ * bytes, bytes);
+            n += (i & d) != 0;
+        rmaib_sched_fn(c, pack, t, NULL, bytes)->dst = d;
+        rmaib_sched_msg(c, (me + d) % p, pk, n * bytes, (me - d + p) % p, un, n * bytes,
+                        NULL)->chain = 1;
+        coll_step_t *u = rmaib_sched_fn(c, unpack, t, NULL, bytes);
+        u->dst = d;
+        u->chain = 1;
+        rmaib_sched_round(c);
     }
-    for (int i = 0; i < p && rc == RMAIB_OK; i++)
-        memcpy(r + (size_t) ((me - i + p) % p) * bytes, t + (size_t) i * bytes, bytes);
-    return rc;
+    rmaib_sched_fn(c, unrotate, t, r, bytes);
+    return RMAIB_OK;
 }
 
-int rmaib_coll_alltoall(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t bytes)
+/* Direct: every pair exchanges once, all in one round, each block taken as it
+ * arrives. */
+int rmaib_coll_build_alltoall(rmaib_coll_t *c, const coll_call_t *call)
 {
-    int p = c->nranks, me = c->rank, rc = RMAIB_OK;
-    size_t all = (size_t) p * bytes;
-    char *r = rbuf;
+    int p = c->nranks, me = c->rank;
+    size_t bytes = call->n, all = (size_t) p * bytes;
+    const char *s = call->sbuf;
+    char *r = call->rbuf;
     int a = c->cfg->alltoall;
     if (a == RMAIB_A2A_AUTO)
         a = bytes <= BRUCK_MAX_BYTES && p >= BRUCK_MIN_RANKS ? RMAIB_A2A_BRUCK : RMAIB_A2A_DIRECT;
@@ -55,18 +86,19 @@ int rmaib_coll_alltoall(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t by
     if (bytes == 0)
         return RMAIB_OK;
     if (a == RMAIB_A2A_BRUCK)   /* reads all of sbuf (or rbuf, in place) before writing rbuf */
-        return bruck(c, sbuf ? sbuf : rbuf, r, bytes);
-    if (!sbuf) {                /* in place: blocks still to send would be overwritten */
-        if (!(sbuf = rmaib_coll_scratch(c, all)))
+        return bruck(c, s ? s : r, r, bytes);
+    if (!s) {                   /* in place: blocks still to send would be overwritten */
+        char *t = rmaib_coll_scratch(c, all);
+        if (!t)
             return RMAIB_ERR_NO_MEM;
-        memcpy((void *) sbuf, rbuf, all);
+        memcpy(t, r, all);
+        s = t;
     }
-    const char *s = sbuf;
     memcpy(r + (size_t) me * bytes, s + (size_t) me * bytes, bytes);
-    for (int i = 1; i < p && rc == RMAIB_OK; i++) {
+    for (int i = 1; i < p; i++) {
         int dst = (me + i) % p, src = (me - i + p) % p;
-        rc = rmaib_coll_sendrecv(c, dst, s + (size_t) dst * bytes, bytes, src,
-                                 r + (size_t) src * bytes, bytes, NULL);
+        rmaib_sched_msg(c, dst, s + (size_t) dst * bytes, bytes, src, r + (size_t) src * bytes,
+                        bytes, NULL);
     }
-    return rc;
+    return RMAIB_OK;
 }

@@ -16,6 +16,7 @@
 #include "rma/rma_impl.h"
 #include "base/config.h"
 #include "base/reduce.h"
+#include "rmaib_host.h"
 
 /* ---------------------------------------------------------------- configuration */
 
@@ -40,6 +41,13 @@ int rmaib_coll_config(const rmaib_coll_config_t **out)
         const char *r = rmaib_env_word("RMAIB_COLL_ALLREDUCE", ar);
         const char *g = rmaib_env_word("RMAIB_COLL_ALLGATHER", ag);
         const char *t = rmaib_env_word("RMAIB_COLL_ALLTOALL", a2a);
+        cfg.queue = rmaib_env_int("RMAIB_COLL_QUEUE", 256);
+        cfg.window_kib = rmaib_env_int("RMAIB_COLL_WINDOW", 2048);
+        if (cfg.queue < 1 || cfg.window_kib < 1) {
+            rmaib_host_say("RMAIB_COLL_QUEUE=%d and RMAIB_COLL_WINDOW=%d must be positive",
+                           cfg.queue, cfg.window_kib);
+            e = NULL;
+        }
         state = e && r && g && t ? 1 : -1;
         if (state == 1) {
             cfg.enabled = strcmp(e, "on") == 0;
@@ -54,10 +62,11 @@ int rmaib_coll_config(const rmaib_coll_config_t **out)
 
 /* ---------------------------------------------------------------- the window */
 
-/* Slots shrink as the group grows, so the window stays near 2 MiB a rank. */
-static size_t slot_size(int nranks)
+/* Slots shrink as the group grows, so the window stays near RMAIB_COLL_WINDOW
+ * (2 MiB) a rank; it is never below two 4 KiB slots a peer. */
+static size_t slot_size(int nranks, int window_kib)
 {
-    size_t s = ((size_t) 1 << 20) / (size_t) nranks;
+    size_t s = (size_t) window_kib * 1024 / 2 / (size_t) nranks;
     s = s > 65536 ? 65536 : s < 4096 ? 4096 : s;
     return s & ~(size_t) (RMAIB_CACHELINE - 1);
 }
@@ -70,6 +79,18 @@ static int sig_skip(int nranks)
     return (int) (((RMAIB_CACHELINE - off % RMAIB_CACHELINE) % RMAIB_CACHELINE) / 8);
 }
 
+static void free_parts(rmaib_coll_t *c)
+{
+    free(c->local);
+    free(c->leaders);
+    free(c->sent);
+    free(c->recvd);
+    free(c->steps);
+    free(c->q);
+    free(c->tmp);
+    free(c);
+}
+
 int rmaib_coll_create(void *hcomm, int rank, int nranks, rmaib_coll_t **out)
 {
     rmaib_coll_t *c = calloc(1, sizeof *c);
@@ -78,13 +99,18 @@ int rmaib_coll_create(void *hcomm, int rank, int nranks, rmaib_coll_t **out)
         return RMAIB_ERR_NO_MEM;
     c->rank = rank;
     c->nranks = nranks;
-    c->slot = slot_size(nranks);
+    rmaib_coll_config(&c->cfg);
+    c->slot = slot_size(nranks, c->cfg->window_kib);
     c->last_alg = "none";
     int skip = sig_skip(nranks);
     c->sig0 = rmaib_ctrl_notify_off(nranks, skip);
     c->sent = calloc((size_t) nranks, sizeof *c->sent);
     c->recvd = calloc((size_t) nranks, sizeof *c->recvd);
-    rmaib_coll_config(&c->cfg);
+    c->cap_steps = rmaib_sched_max_steps(nranks);
+    c->steps = malloc(sizeof *c->steps * (size_t) c->cap_steps);
+    c->qcap = c->cfg->queue;
+    c->q = malloc(sizeof *c->q * (size_t) c->qcap);
+    atomic_flag_clear(&c->busy);
     rmaib_win_args_t a = {
         .flavor = RMAIB_FLAVOR_ALLOCATE, .hcomm = hcomm, .rank = rank, .nranks = nranks,
         .size = 2 * c->slot * (size_t) nranks, .disp_unit = 1,
@@ -93,31 +119,31 @@ int rmaib_coll_create(void *hcomm, int rank, int nranks, rmaib_coll_t **out)
     /* Even a rank short of memory joins the creation (it is collective); it then
      * frees the window with the others. */
     int rc = rmaib_win_create(&a, &c->win);
-    if (rc == RMAIB_OK && (!c->sent || !c->recvd || rmaib_coll_nodes(c) != RMAIB_OK))
+    if (rc == RMAIB_OK && (!c->sent || !c->recvd || !c->steps || !c->q
+                           || rmaib_coll_nodes(c) != RMAIB_OK))
         rc = rmaib_first_error(RMAIB_ERR_NO_MEM, rmaib_win_free(c->win));
     if (rc != RMAIB_OK) {
-        free(c->local);
-        free(c->leaders);
-        free(c->sent);
-        free(c->recvd);
-        free(c);
+        free_parts(c);
         return rc;
     }
+    rmaib_sched_enrol(c);
     *out = c;
     return RMAIB_OK;
 }
 
+/* Collective: calls still queued (their requests freed, say) finish first, as
+ * MPI_Comm_free lets them. */
 int rmaib_coll_free(rmaib_coll_t *c)
 {
     if (!c)
         return RMAIB_OK;
+    RMAIB_BACKOFF(bo);
+    while (rmaib_coll_pending(c))
+        if (!rmaib_coll_progress(c))
+            rmaib_backoff(&bo);
+    rmaib_sched_leave(c);
     int rc = rmaib_win_free(c->win);
-    free(c->local);
-    free(c->leaders);
-    free(c->sent);
-    free(c->recvd);
-    free(c->tmp);
-    free(c);
+    free_parts(c);
     return rc;
 }
 
@@ -158,17 +184,6 @@ static size_t slot_off(const rmaib_coll_t *c, int sender, uint64_t k)
     return ((size_t) sender * 2 + (size_t) (k & 1)) * c->slot;
 }
 
-/* The back-off serves the backends each round: a software provider moves the
- * flags aimed at us only while we poll. */
-static void wait_at_least(const uint64_t *word, uint64_t k)
-{
-    if (rmaib_load(word) >= k)
-        return;
-    RMAIB_BACKOFF(bo);
-    while (rmaib_load(word) < k)
-        rmaib_backoff(&bo);
-}
-
 /* A message of a few bytes to a peer whose control block we map travels in the
  * signal line itself (words 3-4 or 5-6, by k & 1), so the receiver takes one
  * cache line, not two: the 8-byte allreduce's whole critical path. */
@@ -179,30 +194,34 @@ static int inline_to(const rmaib_coll_t *c, int peer, size_t len)
     return len <= INLINE_MAX && c->win->peers[peer].ctrl_mapped;
 }
 
-int rmaib_coll_send_one(rmaib_coll_t *c, int peer, const void *buf, size_t len)
+int rmaib_coll_try_send(rmaib_coll_t *c, int peer, const void *buf, size_t len, int *rc)
 {
     rmaib_win_t *w = c->win;
-    uint64_t k = ++c->sent[peer];
-    if (k > 2)
-        wait_at_least(my_word(c, peer, 2), k - 2);     /* its slot is free again */
+    uint64_t k = c->sent[peer] + 1;
+    if (k > 2 && rmaib_load(my_word(c, peer, 2)) < k - 2)
+        return 0;               /* its slot is not free again yet */
+    c->sent[peer] = k;
     const rmaib_tp_ops_t *tp = w->peers[peer].tp;
-    int rc = RMAIB_OK;
+    *rc = RMAIB_OK;
     if (inline_to(c, peer, len)) {
         /* Plain stores; the flag's release store below publishes them. */
         memcpy(w->peers[peer].ctrl_mapped + peer_word_off(c, 3 + 2 * (int) (k & 1)), buf, len);
     } else if (len) {
-        rc = tp->put(w, peer, slot_off(c, c->rank, k), buf, len);
+        *rc = tp->put(w, peer, slot_off(c, c->rank, k), buf, len);
         /* The caller may change buf as soon as we return (a reduction into it). */
-        if (rc == RMAIB_OK)
-            rc = tp->flush_local(w, peer);
+        if (*rc == RMAIB_OK)
+            *rc = tp->flush_local(w, peer);
     }
-    return rc == RMAIB_OK ? rmaib_ctrl_store(w, peer, peer_word_off(c, (int) (k & 1)), k) : rc;
+    if (*rc == RMAIB_OK)
+        *rc = rmaib_ctrl_store(w, peer, peer_word_off(c, (int) (k & 1)), k);
+    return 1;
 }
 
-const void *rmaib_coll_recv_peek(rmaib_coll_t *c, int peer, size_t len)
+const void *rmaib_coll_try_peek(rmaib_coll_t *c, int peer, size_t len)
 {
     uint64_t k = c->recvd[peer] + 1;
-    wait_at_least(my_word(c, peer, (int) (k & 1)), k);
+    if (rmaib_load(my_word(c, peer, (int) (k & 1))) < k)
+        return NULL;
     if (inline_to(c, peer, len))
         return my_word(c, peer, 3 + 2 * (int) (k & 1));
     return (const char *) c->win->base + slot_off(c, peer, k);
@@ -215,13 +234,12 @@ int rmaib_coll_recv_done(rmaib_coll_t *c, int peer)
     return rmaib_ctrl_store(c->win, peer, peer_word_off(c, 2), k);
 }
 
-static size_t chunk_of(const rmaib_coll_t *c, const coll_red_t *red)
+size_t rmaib_coll_chunk(const rmaib_coll_t *c, const coll_red_t *red)
 {
     return red ? c->slot - c->slot % red->esize : c->slot;
 }
 
-/* Consume one received chunk of n bytes at dst. */
-static void consume(void *dst, void *slot, size_t n, const coll_red_t *red)
+void rmaib_coll_consume(void *dst, void *slot, size_t n, const coll_red_t *red)
 {
     if (!red) {
         memcpy(dst, slot, n);
@@ -232,46 +250,4 @@ static void consume(void *dst, void *slot, size_t n, const coll_red_t *red)
         rmaib_reduce(red->b, red->op, slot, dst, n / red->esize);
         memcpy(dst, slot, n);
     }
-}
-
-static int recv_chunk(rmaib_coll_t *c, int peer, char *buf, size_t off, size_t len,
-                      size_t chunk, const coll_red_t *red)
-{
-    size_t n = len - off < chunk ? len - off : chunk;
-    consume(buf + off, (void *) rmaib_coll_recv_peek(c, peer, n), n, red);
-    return rmaib_coll_recv_done(c, peer);
-}
-
-int rmaib_coll_send(rmaib_coll_t *c, int peer, const void *buf, size_t len, const coll_red_t *red)
-{
-    size_t chunk = chunk_of(c, red);
-    int rc = RMAIB_OK;
-    for (size_t off = 0; off < len && rc == RMAIB_OK; off += chunk)
-        rc = rmaib_coll_send_one(c, peer, (const char *) buf + off,
-                                 len - off < chunk ? len - off : chunk);
-    return rc;
-}
-
-int rmaib_coll_recv(rmaib_coll_t *c, int peer, void *buf, size_t len, const coll_red_t *red)
-{
-    size_t chunk = chunk_of(c, red);
-    int rc = RMAIB_OK;
-    for (size_t off = 0; off < len && rc == RMAIB_OK; off += chunk)
-        rc = recv_chunk(c, peer, buf, off, len, chunk, red);
-    return rc;
-}
-
-int rmaib_coll_sendrecv(rmaib_coll_t *c, int dst, const void *sbuf, size_t slen, int src,
-                        void *rbuf, size_t rlen, const coll_red_t *red)
-{
-    size_t chunk = chunk_of(c, red);
-    int rc = RMAIB_OK;
-    for (size_t off = 0; (off < slen || off < rlen) && rc == RMAIB_OK; off += chunk) {
-        if (off < slen)
-            rc = rmaib_coll_send_one(c, dst, (const char *) sbuf + off,
-                                     slen - off < chunk ? slen - off : chunk);
-        if (rc == RMAIB_OK && off < rlen)
-            rc = recv_chunk(c, src, rbuf, off, rlen, chunk, red);
-    }
-    return rc;
 }

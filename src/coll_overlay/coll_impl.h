@@ -1,6 +1,7 @@
 /*
- * What the collective files share: the communicator's collective window and the
- * notified message that every algorithm is built from.
+ * What the collective files share: the communicator's collective window, the
+ * notified message every algorithm is built from, and the schedule (sched.c) that
+ * runs an algorithm as steps.
  *
  * A message from S to R is at most one slot of data put into R's window, then a
  * flag: R's control block holds one cache line per sender S, written by S alone,
@@ -12,16 +13,65 @@
  * up to 16 bytes between ranks that map each other's control blocks travel
  * inside the signal line.
  *
- * Each algorithm is a sequence of these send / receive steps with fixed peers, so a
- * schedule engine (issue 26) can later drive the same steps.
+ * A schedule is a sequence of rounds of steps.  A round's dependency counter
+ * holds its unfinished steps; the next round starts when it reaches zero.  Within
+ * a round every step runs as soon as it can (a chained step only after the step
+ * before it), and no two message steps of a round share a sender or a receiver
+ * peer, so messages on each channel keep their order.  A message step never
+ * blocks: it moves the chunks it can and is tried again on the next pass.
  */
 #ifndef RMAIB_COLL_IMPL_H_INCLUDED
 #define RMAIB_COLL_IMPL_H_INCLUDED
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "rmaib_coll.h"
 #include "rmaib_win.h"
+
+/* How a received chunk is consumed: copied, or reduced into the destination with
+ * the lower rank's operand first (mine_first: this rank is the lower one), so that
+ * both partners compute the same bits. */
+typedef struct coll_red {
+    rmaib_basic_t b;
+    rmaib_op_t op;
+    size_t esize;
+    int mine_first;
+} coll_red_t;
+
+enum { STEP_MSG, STEP_COPY, STEP_REDUCE, STEP_FN };
+
+typedef struct coll_step coll_step_t;
+typedef void coll_step_fn(rmaib_coll_t *c, const coll_step_t *s);
+
+/* MSG: send slen bytes of sbuf to dst and receive rlen bytes from src into rbuf,
+ * chunk by chunk (chunk i is received after chunk i is sent: sbuf may be rbuf).
+ * COPY: rlen bytes sbuf -> rbuf.  REDUCE: rbuf = rbuf op sbuf, rlen bytes.
+ * FN: fn(c, step), local work with the step's fields as arguments. */
+struct coll_step {
+    unsigned char kind, chain, has_red, done;
+    int dst, src;
+    const char *sbuf;
+    char *rbuf;
+    size_t slen, rlen, soff, roff;
+    coll_red_t red;
+    coll_step_fn *fn;
+};
+
+/* A call waiting in the communicator's queue, or running at its head. */
+typedef struct coll_call {
+    int kind;                   /* COLL_* */
+    rmaib_basic_t b;
+    rmaib_op_t op;
+    const void *sbuf;
+    void *rbuf;
+    size_t n;                   /* allreduce: elements; others: bytes of one block */
+    rmaib_coll_done_fn *done;
+    void *arg;
+    int err;                    /* once finished */
+} coll_call_t;
+
+enum { COLL_ALLREDUCE, COLL_ALLGATHER, COLL_ALLTOALL, COLL_BARRIER };
 
 struct rmaib_coll {
     rmaib_win_t *win;
@@ -39,44 +89,64 @@ struct rmaib_coll {
     int nnodes, node_uniform;   /* every node has nlocal ranks */
     int *local, nlocal, lidx;
     int *leaders, nleaders, nidx;
+    /* The schedule of the call at the queue's head (sched.c): its steps, the
+     * current round [rs, re) and its dependency counter. */
+    coll_step_t *steps;
+    int nsteps, cap_steps, rs, re, pending, built, err;
+    char token;             /* the barrier's message */
+    /* Calls started and not reported, oldest first, in a ring of qcap; the first
+     * qdone of them have finished (the progress thread reports nothing). */
+    coll_call_t *q;
+    int qcap, qhead, qlen, qdone;
+    atomic_flag busy;       /* one thread at a time runs the schedules */
+    struct rmaib_coll *next, *prev;     /* every communicator's, for progress */
 };
 
-/* How a received chunk is consumed: copied, or reduced into the destination with
- * the lower rank's operand first (mine_first: this rank is the lower one), so that
- * both partners compute the same bits. */
-typedef struct coll_red {
-    rmaib_basic_t b;
-    rmaib_op_t op;
-    size_t esize;
-    int mine_first;
-} coll_red_t;
-
-/* Steps.  Sizes are bytes; a size 0 moves no message.  With red != NULL chunks end
- * on element boundaries (both sides of a transfer must pass the same red or none). */
-int rmaib_coll_send(rmaib_coll_t *c, int peer, const void *buf, size_t len, const coll_red_t *red);
-int rmaib_coll_recv(rmaib_coll_t *c, int peer, void *buf, size_t len, const coll_red_t *red);
-/* Send to dst and receive from src chunk by chunk, interleaved, so that a ring of
- * ranks doing this never waits on itself. */
-int rmaib_coll_sendrecv(rmaib_coll_t *c, int dst, const void *sbuf, size_t slen, int src,
-                        void *rbuf, size_t rlen, const coll_red_t *red);
-
-/* One whole message of at most a slot: send it, or wait for it and look at it in
- * place (recv_peek, len as sent), then release the slot (recv_done). */
-int rmaib_coll_send_one(rmaib_coll_t *c, int peer, const void *buf, size_t len);
-const void *rmaib_coll_recv_peek(rmaib_coll_t *c, int peer, size_t len);
+/* ---- messages (coll.c).  Sizes are bytes; try forms never wait. */
+/* Send one message of at most a slot: 1 if sent, 0 if its slot is still busy. */
+int rmaib_coll_try_send(rmaib_coll_t *c, int peer, const void *buf, size_t len, int *rc);
+/* The next message from peer (len as sent) in place, or NULL if not there yet;
+ * then release its slot (recv_done). */
+const void *rmaib_coll_try_peek(rmaib_coll_t *c, int peer, size_t len);
 int rmaib_coll_recv_done(rmaib_coll_t *c, int peer);
+/* Bytes of one chunk of a message step (whole elements with red). */
+size_t rmaib_coll_chunk(const rmaib_coll_t *c, const coll_red_t *red);
+/* Consume one received chunk of n bytes at dst. */
+void rmaib_coll_consume(void *dst, void *slot, size_t n, const coll_red_t *red);
+
+/* ---- building a schedule (sched.c).  Steps go into the current round. */
+coll_step_t *rmaib_sched_msg(rmaib_coll_t *c, int dst, const void *sbuf, size_t slen, int src,
+                             void *rbuf, size_t rlen, const coll_red_t *red);
+coll_step_t *rmaib_sched_copy(rmaib_coll_t *c, void *dst, const void *src, size_t n);
+coll_step_t *rmaib_sched_reduce(rmaib_coll_t *c, const coll_red_t *red, void *inout,
+                                const void *in, size_t n);
+coll_step_t *rmaib_sched_fn(rmaib_coll_t *c, coll_step_fn *fn, const void *sbuf, void *rbuf,
+                            size_t len);
+/* Close the current round: later steps wait for all of it. */
+void rmaib_sched_round(rmaib_coll_t *c);
+/* Steps a schedule may need on a group of p ranks. */
+int rmaib_sched_max_steps(int p);
+
+/* ---- algorithms: build call's schedule (allreduce.c, allgather.c, alltoall.c). */
+int rmaib_coll_build_allreduce(rmaib_coll_t *c, const coll_call_t *call);
+int rmaib_coll_build_allgather(rmaib_coll_t *c, const coll_call_t *call);
+int rmaib_coll_build_alltoall(rmaib_coll_t *c, const coll_call_t *call);
 
 /* Recursive doubling over the group ranks[0 .. p) (NULL: ranks 0 .. p-1), in
  * which this rank has index me: every member ends with the reduction of all. */
-int rmaib_coll_rd_group(rmaib_coll_t *c, const int *ranks, int p, int me, void *rbuf,
-                        size_t bytes, coll_red_t *red);
+void rmaib_coll_rd_group(rmaib_coll_t *c, const int *ranks, int p, int me, void *rbuf,
+                         size_t bytes, coll_red_t *red);
 /* Block i of count elements cut into p blocks: [*first, *first + *n). */
 void rmaib_coll_block(size_t count, int p, int i, size_t *first, size_t *n);
 /* dpml.c: learn the nodes after the window is made; the DPML allreduce. */
 int rmaib_coll_nodes(rmaib_coll_t *c);
-int rmaib_coll_dpml(rmaib_coll_t *c, void *rbuf, size_t count, coll_red_t *red);
+void rmaib_coll_dpml(rmaib_coll_t *c, void *rbuf, size_t count, coll_red_t *red);
 
 /* c->tmp with at least n bytes, or NULL. */
 void *rmaib_coll_scratch(rmaib_coll_t *c, size_t n);
+
+/* sched.c: enrol c for rmaib_coll_progress_all, and take it out. */
+void rmaib_sched_enrol(rmaib_coll_t *c);
+void rmaib_sched_leave(rmaib_coll_t *c);
 
 #endif

@@ -54,30 +54,32 @@ int rmaib_coll_nodes(rmaib_coll_t *c)
     return RMAIB_OK;
 }
 
-int rmaib_coll_dpml(rmaib_coll_t *c, void *rbuf, size_t count, coll_red_t *red)
+void rmaib_coll_dpml(rmaib_coll_t *c, void *rbuf, size_t count, coll_red_t *red)
 {
-    int k = c->nlocal, j = c->lidx, rc = RMAIB_OK;
+    int k = c->nlocal, j = c->lidx;
     size_t es = red->esize, f, n, sf, sn;
     char *v = rbuf;
     rmaib_coll_block(count, k, j, &f, &n);
     /* 1: step i sends partition j + i to its owner and takes partition j's share
-     * from local rank j - i, pairing every two local ranks once. */
+     * from local rank j - i, pairing every two local ranks once; a round each, so
+     * partition j is reduced in one order. */
     red->mine_first = 1;
-    for (int i = 1; i < k && rc == RMAIB_OK; i++) {
+    for (int i = 1; i < k; i++) {
         int to = (j + i) % k, from = (j - i + k) % k;
         rmaib_coll_block(count, k, to, &sf, &sn);
-        rc = rmaib_coll_sendrecv(c, c->local[to], v + sf * es, sn * es, c->local[from], v + f * es,
-                                 n * es, red);
+        rmaib_sched_msg(c, c->local[to], v + sf * es, sn * es, c->local[from], v + f * es,
+                        n * es, red);
+        rmaib_sched_round(c);
     }
     /* 2: the leaders of partition j, one per node. */
-    if (rc == RMAIB_OK && c->nleaders > 1 && n)
-        rc = rmaib_coll_rd_group(c, c->leaders, c->nleaders, c->nidx, v + f * es, n * es, red);
-    /* 3: partition j to every local rank, theirs from each. */
-    for (int i = 1; i < k && rc == RMAIB_OK; i++) {
+    if (c->nleaders > 1 && n)
+        rmaib_coll_rd_group(c, c->leaders, c->nleaders, c->nidx, v + f * es, n * es, red);
+    /* 3: partition j to every local rank, theirs from each: copies, one round. */
+    for (int i = 1; i < k; i++) {
         int to = (j + i) % k, from = (j - i + k) % k;
         rmaib_coll_block(count, k, from, &sf, &sn);
-        rc = rmaib_coll_sendrecv(c, c->local[to], v + f * es, n * es, c->local[from], v + sf * es,
-                                 sn * es, NULL);
+        rmaib_sched_msg(c, c->local[to], v + f * es, n * es, c->local[from], v + sf * es,
+                        sn * es, NULL);
     }
-    return rc;
+    rmaib_sched_round(c);
 }

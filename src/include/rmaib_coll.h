@@ -6,6 +6,10 @@
  * One rmaib_coll_t per communicator, made collectively on first use over the
  * host communicator hcomm and kept until the binding frees it (collectively).
  * sbuf == NULL means MPI_IN_PLACE.  Results are identical on every rank.
+ *
+ * Every call is a schedule of steps on c's queue; calls on one communicator run
+ * and finish in the order they were started, communicators independently.  The
+ * blocking forms start their call and progress c until it is done.
  */
 #ifndef RMAIB_COLL_H_INCLUDED
 #define RMAIB_COLL_H_INCLUDED
@@ -25,6 +29,8 @@ typedef struct rmaib_coll_config {
     int allreduce;          /* RMAIB_COLL_ALLREDUCE: RMAIB_AR_* */
     int allgather;          /* RMAIB_COLL_ALLGATHER: RMAIB_AG_* */
     int alltoall;           /* RMAIB_COLL_ALLTOALL: RMAIB_A2A_* */
+    int queue;              /* RMAIB_COLL_QUEUE: calls a communicator holds unfinished */
+    int window_kib;         /* RMAIB_COLL_WINDOW: KiB of message slots a rank (cap) */
 } rmaib_coll_config_t;
 
 /* Read the RMAIB_COLL* variables (once; later calls return the same answer):
@@ -41,6 +47,26 @@ int rmaib_coll_allreduce(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t c
 /* bytes: one rank's block. */
 int rmaib_coll_allgather(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t bytes);
 int rmaib_coll_alltoall(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t bytes);
+
+/* Non-blocking forms: start the call and return; done(arg, err) is called once
+ * when it has finished (perhaps before the start returns), from whichever
+ * progress call finishes it.  When c already holds RMAIB_COLL_QUEUE unfinished
+ * calls, starting one progresses the older ones until one finishes. */
+typedef void rmaib_coll_done_fn(void *arg, int err);
+int rmaib_coll_iallreduce(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t count,
+                          rmaib_basic_t b, rmaib_op_t op, rmaib_coll_done_fn *done, void *arg);
+int rmaib_coll_iallgather(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t bytes,
+                          rmaib_coll_done_fn *done, void *arg);
+int rmaib_coll_ialltoall(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t bytes,
+                         rmaib_coll_done_fn *done, void *arg);
+int rmaib_coll_ibarrier(rmaib_coll_t *c, rmaib_coll_done_fn *done, void *arg);
+
+/* Move c's calls on as far as they go without waiting: nonzero if anything moved.
+ * progress_all does so for every communicator no other thread is progressing. */
+int rmaib_coll_progress(rmaib_coll_t *c);
+int rmaib_coll_progress_all(void);
+/* Calls started on c and not finished. */
+int rmaib_coll_pending(rmaib_coll_t *c);
 
 /* The algorithm the last call on c ran ("flat", "rd", ...), for RMAIB_VERBOSE. */
 const char *rmaib_coll_last_alg(const rmaib_coll_t *c);

@@ -10,3 +10,5 @@ coll_tests += test/coll/coll_served_by_rmaib
 check_PROGRAMS += $(coll_tests)
 TESTS += $(coll_tests)
 EXTRA_DIST += test/coll/testlist test/coll/coll_check.h
+coll_tests += test/coll/icoll_results
+coll_tests += test/coll/icoll_many

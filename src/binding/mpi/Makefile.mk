@@ -26,7 +26,8 @@ librmaib_mpi_la_SOURCES += \
 	src/binding/mpi/notify.c \
 	src/binding/mpi/coll.h \
 	src/binding/mpi/coll.c \
-	src/binding/mpi/coll_comm.c
+	src/binding/mpi/coll_comm.c \
+	src/binding/mpi/icoll.c
 noinst_HEADERS += \
 	src/include/rmaib.h \
 	src/include/rmaib_host.h \

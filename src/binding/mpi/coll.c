@@ -14,10 +14,7 @@
 #include "rma.h"
 #include "serve.h"
 
-/* An argument check's answer when the host should serve the call. */
-#define TO_HOST (-1)
-
-/* A contiguous type: MPI_SUCCESS, TO_HOST for any other, or its error class. */
+/* A contiguous type: MPI_SUCCESS, RMAIB_MPI_TO_HOST for any other, or its error class. */
 static int contig_type(MPI_Datatype dt, const rmaib_layout_t **l)
 {
     int err = MPI_ERR_TYPE;
@@ -26,11 +23,11 @@ static int contig_type(MPI_Datatype dt, const rmaib_layout_t **l)
     *l = rmaib_mpi_layout(dt, &err);
     if (!*l)
         return err;
-    return (*l)->contig ? MPI_SUCCESS : TO_HOST;
+    return (*l)->contig ? MPI_SUCCESS : RMAIB_MPI_TO_HOST;
 }
 
-static int reduce_args(const void *sbuf, const void *rbuf, int count, MPI_Datatype dt,
-                       MPI_Op mop, rmaib_basic_t *b, rmaib_op_t *op, size_t *n)
+int rmaib_mpi_reduce_args(const void *sbuf, const void *rbuf, int count, MPI_Datatype dt,
+                          MPI_Op mop, rmaib_basic_t *b, rmaib_op_t *op, size_t *n)
 {
     const rmaib_layout_t *l;
     if (count < 0)
@@ -42,11 +39,11 @@ static int reduce_args(const void *sbuf, const void *rbuf, int count, MPI_Dataty
         return rc;
     *op = rmaib_mpi_op_of(mop);
     if (!*op)
-        return TO_HOST;         /* a user-defined op */
+        return RMAIB_MPI_TO_HOST;         /* a user-defined op */
     if (*op == RMAIB_OP_REPLACE || *op == RMAIB_OP_NO_OP)
         return MPI_ERR_OP;      /* one-sided ops only (MPI-3.1 §11.3.4) */
     if (l->basic == RMAIB_BASIC_NONE)
-        return TO_HOST;
+        return RMAIB_MPI_TO_HOST;
     if (rmaib_reduce_valid(l->basic, *op) != RMAIB_OK)
         return MPI_ERR_OP;
     if (count && sbuf == rbuf)
@@ -57,8 +54,8 @@ static int reduce_args(const void *sbuf, const void *rbuf, int count, MPI_Dataty
 }
 
 /* Bytes of one rank's block of an allgather or alltoall. */
-static int block_args(const void *sbuf, int scount, MPI_Datatype stype, const void *rbuf,
-                      int rcount, MPI_Datatype rtype, size_t *bytes)
+int rmaib_mpi_block_args(const void *sbuf, int scount, MPI_Datatype stype, const void *rbuf,
+                         int rcount, MPI_Datatype rtype, size_t *bytes)
 {
     const rmaib_layout_t *sl = NULL, *rl;
     int in_place = sbuf == MPI_IN_PLACE;
@@ -71,7 +68,7 @@ static int block_args(const void *sbuf, int scount, MPI_Datatype stype, const vo
         return rc;
     *bytes = (size_t) rcount * rl->size;
     if (sl && (size_t) scount * sl->size != *bytes)
-        return TO_HOST;         /* the host says which side is short */
+        return RMAIB_MPI_TO_HOST;         /* the host says which side is short */
     if (*bytes && sbuf == rbuf)
         return MPI_ERR_BUFFER;
     return MPI_SUCCESS;
@@ -86,8 +83,7 @@ static int finish(MPI_Comm comm, const char *call, rmaib_mpi_coll_t *st, int cod
     return rerr == RMAIB_OK ? MPI_SUCCESS : rmaib_mpi_comm_error(comm, rmaib_mpi_code(rerr));
 }
 
-/* comm's state; *why is set when the host serves every call on comm. */
-static rmaib_mpi_coll_t *served(MPI_Comm comm, const char **why)
+rmaib_mpi_coll_t *rmaib_mpi_coll_served(MPI_Comm comm, const char **why)
 {
     rmaib_mpi_coll_t *st = rmaib_mpi_coll_find(comm);
     *why = !st ? "no collective state" : st->why_host;
@@ -100,12 +96,12 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_
     if (comm == MPI_COMM_NULL)
         return rmaib_mpi_comm_error(MPI_COMM_WORLD, MPI_ERR_COMM);
     const char *why;
-    rmaib_mpi_coll_t *st = served(comm, &why);
+    rmaib_mpi_coll_t *st = rmaib_mpi_coll_served(comm, &why);
     rmaib_basic_t b = RMAIB_BASIC_NONE;
     rmaib_op_t rop = 0;
     size_t n = 0;
-    int code = !why ? reduce_args(sbuf, rbuf, count, dt, op, &b, &rop, &n) : TO_HOST;
-    if (code == TO_HOST) {
+    int code = !why ? rmaib_mpi_reduce_args(sbuf, rbuf, count, dt, op, &b, &rop, &n) : RMAIB_MPI_TO_HOST;
+    if (code == RMAIB_MPI_TO_HOST) {
         rmaib_mpi_coll_say("MPI_Allreduce", st, NULL, why ? why : "type or op");
         return rmaib_mpi_host_allreduce(sbuf, rbuf, count, dt, op, comm);
     }
@@ -130,10 +126,10 @@ static int blocks(const char *call, core_blocks_fn core, host_blocks_fn host, co
     if (comm == MPI_COMM_NULL)
         return rmaib_mpi_comm_error(MPI_COMM_WORLD, MPI_ERR_COMM);
     const char *why;
-    rmaib_mpi_coll_t *st = served(comm, &why);
+    rmaib_mpi_coll_t *st = rmaib_mpi_coll_served(comm, &why);
     size_t bytes = 0;
-    int code = !why ? block_args(sbuf, scount, stype, rbuf, rcount, rtype, &bytes) : TO_HOST;
-    if (code == TO_HOST) {
+    int code = !why ? rmaib_mpi_block_args(sbuf, scount, stype, rbuf, rcount, rtype, &bytes) : RMAIB_MPI_TO_HOST;
+    if (code == RMAIB_MPI_TO_HOST) {
         rmaib_mpi_coll_say(call, st, NULL, why ? why : "types");
         return host(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     }

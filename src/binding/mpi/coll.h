@@ -1,6 +1,7 @@
 /*
  * Collective entry points of the drop-in library: the per-communicator state
- * (coll_comm.c) that MPI_Allreduce, MPI_Allgather and MPI_Alltoall (coll.c) use.
+ * (coll_comm.c) that MPI_Allreduce, MPI_Allgather and MPI_Alltoall (coll.c) and
+ * their non-blocking forms (icoll.c) use.
  */
 #ifndef RMAIB_BINDING_COLL_H_INCLUDED
 #define RMAIB_BINDING_COLL_H_INCLUDED
@@ -13,8 +14,21 @@ typedef struct rmaib_mpi_coll {
     MPI_Comm dup;           /* the window's private communicator */
     int rank, nranks;
     const char *why_host;   /* why rmaib does not serve this communicator */
-    const char *said[3][4]; /* RMAIB_VERBOSE: the paths already named, per call */
+    const char *said[4][4]; /* RMAIB_VERBOSE: the paths already named, per call */
 } rmaib_mpi_coll_t;
+
+/* An argument check's answer when the host should serve the call. */
+#define RMAIB_MPI_TO_HOST (-1)
+
+/* The checks of MPI_Allreduce's arguments, and of one rank's block of
+ * MPI_Allgather and MPI_Alltoall: MPI_SUCCESS (the basic type, op and elements,
+ * or the bytes of a block are set), RMAIB_MPI_TO_HOST, or an error class. */
+int rmaib_mpi_reduce_args(const void *sbuf, const void *rbuf, int count, MPI_Datatype dt,
+                          MPI_Op mop, rmaib_basic_t *b, rmaib_op_t *op, size_t *n);
+int rmaib_mpi_block_args(const void *sbuf, int scount, MPI_Datatype stype, const void *rbuf,
+                         int rcount, MPI_Datatype rtype, size_t *bytes);
+/* comm's state; *why is set when the host serves every call on comm. */
+rmaib_mpi_coll_t *rmaib_mpi_coll_served(MPI_Comm comm, const char **why);
 
 /* comm's state, made on first use (collectively: call it from a collective), or
  * NULL if even that failed.  comm must not be MPI_COMM_NULL. */

@@ -116,7 +116,8 @@ rmaib_mpi_coll_t *rmaib_mpi_coll_find(MPI_Comm comm)
 /* Has st named path for call yet?  Paths are string constants, compared by address. */
 static int said_before(rmaib_mpi_coll_t *st, const char *call, const char *path)
 {
-    int c = call[7] == 'r' ? 0 : call[7] == 'g' ? 1 : 2;    /* MPI_All[r|g|t]... */
+    const char *n = call + 4 + (call[4] == 'I');   /* MPI_[I]All[r|g|t]..., MPI_Ibarrier */
+    int c = n[0] == 'b' ? 3 : n[3] == 'r' ? 0 : n[3] == 'g' ? 1 : 2;
     for (int i = 0; i < 4; i++) {
         if (st->said[c][i] == path)
             return 1;

@@ -95,6 +95,9 @@ static void *serve(void *arg)
          * 100 idle wake-ups a second cost nothing measurable. */
         int n = rmaib_ofi_progress_wait(10);
         atomic_store_explicit(&in_wait, 0, memory_order_relaxed);
+        void (*hook)(void) = atomic_load(&rmaib_async_hook);
+        if (hook)
+            hook();
         if (n > 0) {
             idle = 0;
         } else if (n < 0) {     /* cannot block: sleep 1, 2, 4 ... 1024 us */

@@ -1,0 +1,433 @@
+/*
+ * The schedule engine: every collective call on a communicator is queued, and
+ * the call at the head of the queue runs as a schedule of steps (coll_impl.h)
+ * that is built when it reaches the head, so a queued call holds only its
+ * arguments.  One call runs at a time per communicator, which keeps the order
+ * MPI asks for (and lets the running schedule own the scratch and the message
+ * counters); communicators progress independently.
+ *
+ * Where rmaib's progress thread runs (ofi over providers that progress in
+ * software), it runs the schedules too each time it wakes (rmaib_async_hook), so a
+ * rank that computes still moves its part; it completes no request (it may not
+ * call the host MPI), the next MPI thread to progress does.
+ *
+ * Resources are fixed when the communicator's collective state is made: a ring
+ * of RMAIB_COLL_QUEUE calls, a step array sized for the longest schedule of the
+ * group, and the window's slots.  A start that finds the ring full progresses
+ * the older calls until one finishes.
+ */
+#include <pthread.h>
+#include <string.h>
+#include "coll_impl.h"
+#include "base/backoff.h"
+#include "base/reduce.h"
+
+/* ---------------------------------------------------------------- building */
+
+int rmaib_sched_max_steps(int p)
+{
+    return 2 * p + 64;          /* flat: p - 1 sends and p folds; log rounds stay below 64 */
+}
+
+static coll_step_t *add(rmaib_coll_t *c, int kind)
+{
+    if (c->nsteps == c->cap_steps) {
+        c->err = RMAIB_ERR_INTERN;
+        return &c->steps[c->nsteps - 1];    /* never runs: the schedule fails */
+    }
+    coll_step_t *s = &c->steps[c->nsteps++];
+    memset(s, 0, sizeof *s);
+    s->kind = (unsigned char) kind;
+    s->chain = c->nsteps > 1 && c->nsteps - 1 == c->rs ? 2 : 0;
+    return s;
+}
+
+coll_step_t *rmaib_sched_msg(rmaib_coll_t *c, int dst, const void *sbuf, size_t slen, int src,
+                             void *rbuf, size_t rlen, const coll_red_t *red)
+{
+    coll_step_t *s = add(c, STEP_MSG);
+    s->dst = dst;
+    s->src = src;
+    s->sbuf = sbuf;
+    s->slen = slen;
+    s->rbuf = rbuf;
+    s->rlen = rlen;
+    if (red) {
+        s->red = *red;
+        s->has_red = 1;
+    }
+    return s;
+}
+
+coll_step_t *rmaib_sched_copy(rmaib_coll_t *c, void *dst, const void *src, size_t n)
+{
+    coll_step_t *s = add(c, STEP_COPY);
+    s->sbuf = src;
+    s->rbuf = dst;
+    s->rlen = n;
+    return s;
+}
+
+coll_step_t *rmaib_sched_reduce(rmaib_coll_t *c, const coll_red_t *red, void *inout,
+                                const void *in, size_t n)
+{
+    coll_step_t *s = rmaib_sched_copy(c, inout, in, n);
+    s->kind = STEP_REDUCE;
+    s->red = *red;
+    s->has_red = 1;
+    return s;
+}
+
+coll_step_t *rmaib_sched_fn(rmaib_coll_t *c, coll_step_fn *fn, const void *sbuf, void *rbuf,
+                            size_t len)
+{
+    coll_step_t *s = rmaib_sched_copy(c, rbuf, sbuf, len);
+    s->kind = STEP_FN;
+    s->fn = fn;
+    return s;
+}
+
+/* A round ends where a step's chain is 2: the first step of the next round. */
+void rmaib_sched_round(rmaib_coll_t *c)
+{
+    c->rs = c->nsteps;          /* while building: where the open round began */
+}
+
+/* ---------------------------------------------------------------- running */
+
+/* Move a message step as far as it goes: chunk i is received only after chunk i
+ * is sent, because sbuf and rbuf may be one buffer. */
+static int run_msg(rmaib_coll_t *c, coll_step_t *s, int *moved)
+{
+    size_t chunk = rmaib_coll_chunk(c, s->has_red ? &s->red : NULL);
+    int rc = RMAIB_OK;
+    for (;;) {
+        int step = 0;
+        if (s->soff < s->slen) {
+            size_t n = s->slen - s->soff < chunk ? s->slen - s->soff : chunk;
+            if (rmaib_coll_try_send(c, s->dst, s->sbuf + s->soff, n, &rc)) {
+                s->soff += n;
+                step = 1;
+            }
+        }
+        if (rc == RMAIB_OK && s->roff < s->rlen && (s->roff < s->soff || s->soff >= s->slen)) {
+            size_t n = s->rlen - s->roff < chunk ? s->rlen - s->roff : chunk;
+            void *in = (void *) rmaib_coll_try_peek(c, s->src, n);
+            if (in) {
+                rmaib_coll_consume(s->rbuf + s->roff, in, n, s->has_red ? &s->red : NULL);
+                rc = rmaib_coll_recv_done(c, s->src);
+                s->roff += n;
+                step = 1;
+            }
+        }
+        *moved |= step;
+        if (rc != RMAIB_OK || !step)
+            break;
+    }
+    s->done = s->soff >= s->slen && s->roff >= s->rlen;
+    return rc;
+}
+
+static int run_step(rmaib_coll_t *c, coll_step_t *s, int *moved)
+{
+    switch (s->kind) {
+    case STEP_MSG:
+        return run_msg(c, s, moved);
+    case STEP_COPY:
+        memmove(s->rbuf, s->sbuf, s->rlen);
+        break;
+    case STEP_REDUCE:
+        rmaib_reduce(s->red.b, s->red.op, s->rbuf, s->sbuf, s->rlen / s->red.esize);
+        break;
+    default:
+        s->fn(c, s);
+        break;
+    }
+    s->done = 1;
+    *moved = 1;
+    return RMAIB_OK;
+}
+
+/* The round that begins at step rs: its end and its dependency counter. */
+static void open_round(rmaib_coll_t *c, int rs)
+{
+    c->rs = rs;
+    c->re = rs + 1;
+    while (c->re < c->nsteps && c->steps[c->re].chain != 2)
+        c->re++;
+    c->pending = c->re - rs;
+}
+
+/* One pass over the current round and, as rounds finish, the next ones. */
+static int run_rounds(rmaib_coll_t *c, int *moved)
+{
+    int rc = RMAIB_OK;
+    while (c->rs < c->nsteps && rc == RMAIB_OK) {
+        for (int i = c->rs; i < c->re && rc == RMAIB_OK; i++) {
+            coll_step_t *s = &c->steps[i];
+            if (s->done || (s->chain == 1 && !s[-1].done))
+                continue;
+            rc = run_step(c, s, moved);
+            c->pending -= s->done;
+        }
+        if (c->pending)
+            break;
+        open_round(c, c->re);
+    }
+    return rc;
+}
+
+/* Build the head call's schedule; rounds are marked by the first step of each. */
+static int build(rmaib_coll_t *c, const coll_call_t *call)
+{
+    c->nsteps = 0;
+    c->rs = 0;
+    c->err = RMAIB_OK;
+    int rc;
+    switch (call->kind) {
+    case COLL_ALLREDUCE:
+        rc = rmaib_coll_build_allreduce(c, call);
+        break;
+    case COLL_ALLGATHER:
+        rc = rmaib_coll_build_allgather(c, call);
+        break;
+    case COLL_ALLTOALL:
+        rc = rmaib_coll_build_alltoall(c, call);
+        break;
+    default:
+        rc = RMAIB_OK;
+        c->last_alg = "dissemination";
+        for (int d = 1; d < c->nranks; d *= 2) {
+            rmaib_sched_msg(c, (c->rank + d) % c->nranks, &c->token, 1,
+                            (c->rank - d + c->nranks) % c->nranks, &c->token, 1, NULL);
+            rmaib_sched_round(c);
+        }
+        break;
+    }
+    c->built = 1;
+    open_round(c, 0);
+    return rc != RMAIB_OK ? rc : c->err;
+}
+
+/* ---------------------------------------------------------------- the queue */
+
+/* Report the finished calls, oldest first: they leave the ring before their
+ * done() runs.  done() must not start a call on c (we hold c->busy). */
+static void report(rmaib_coll_t *c)
+{
+    while (c->qdone) {
+        coll_call_t fin = c->q[c->qhead];
+        c->qhead = (c->qhead + 1) % c->qcap;
+        c->qlen--;
+        c->qdone--;
+        if (fin.done)
+            fin.done(fin.arg, fin.err);
+    }
+}
+
+/* Run c's calls until one waits: nonzero if anything moved.  The caller holds
+ * c->busy.  Without reporting (the progress thread, which may not call the host
+ * MPI), finished calls wait in the ring, done, for the next caller that reports. */
+static int progress_locked(rmaib_coll_t *c, int reporting)
+{
+    int moved = 0;
+    if (reporting)
+        report(c);
+    while (c->qdone < c->qlen) {
+        coll_call_t *call = &c->q[(c->qhead + c->qdone) % c->qcap];
+        int rc = RMAIB_OK;
+        if (!c->built) {
+            rc = build(c, call);
+            moved = 1;
+        }
+        if (rc == RMAIB_OK)
+            rc = run_rounds(c, &moved);
+        if (rc == RMAIB_OK && c->rs < c->nsteps)
+            break;
+        call->err = rc;
+        c->built = 0;
+        c->qdone++;
+        moved = 1;
+        if (reporting)
+            report(c);
+    }
+    return moved;
+}
+
+static int try_take(rmaib_coll_t *c)
+{
+    return !atomic_flag_test_and_set_explicit(&c->busy, memory_order_acquire);
+}
+
+static void give_back(rmaib_coll_t *c)
+{
+    atomic_flag_clear_explicit(&c->busy, memory_order_release);
+}
+
+int rmaib_coll_progress(rmaib_coll_t *c)
+{
+    if (!try_take(c))
+        return 0;
+    int moved = progress_locked(c, 1);
+    give_back(c);
+    return moved;
+}
+
+/* Read under c->busy: the progress thread may be changing it. */
+int rmaib_coll_pending(rmaib_coll_t *c)
+{
+    RMAIB_BACKOFF(bo);
+    while (!try_take(c))
+        rmaib_backoff(&bo);
+    int n = c->qlen;
+    give_back(c);
+    return n;
+}
+
+/* Queue call (room made by progressing the older ones), then run what can run. */
+static int start(rmaib_coll_t *c, const coll_call_t *call)
+{
+    RMAIB_BACKOFF(bo);
+    for (;;) {
+        if (try_take(c)) {
+            if (c->qlen < c->qcap)
+                break;
+            int moved = progress_locked(c, 1);
+            give_back(c);
+            if (moved)
+                continue;
+        }
+        rmaib_backoff(&bo);
+    }
+    c->q[(c->qhead + c->qlen) % c->qcap] = *call;
+    c->qlen++;
+    progress_locked(c, 1);
+    give_back(c);
+    return RMAIB_OK;
+}
+
+static void note_done(void *arg, int err)
+{
+    *(int *) arg = err;
+}
+
+/* The blocking form: start, then progress until our call has finished. */
+static int run(rmaib_coll_t *c, coll_call_t *call)
+{
+    int err = -1;
+    call->done = note_done;
+    call->arg = &err;
+    start(c, call);
+    if (err < 0) {
+        RMAIB_BACKOFF(bo);
+        while (err < 0)
+            if (!rmaib_coll_progress(c))
+                rmaib_backoff(&bo);
+    }
+    return err;
+}
+
+int rmaib_coll_allreduce(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t count,
+                         rmaib_basic_t b, rmaib_op_t op)
+{
+    coll_call_t call = { .kind = COLL_ALLREDUCE, .b = b, .op = op, .sbuf = sbuf, .rbuf = rbuf,
+                         .n = count };
+    return run(c, &call);
+}
+
+int rmaib_coll_allgather(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t bytes)
+{
+    coll_call_t call = { .kind = COLL_ALLGATHER, .sbuf = sbuf, .rbuf = rbuf, .n = bytes };
+    return run(c, &call);
+}
+
+int rmaib_coll_alltoall(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t bytes)
+{
+    coll_call_t call = { .kind = COLL_ALLTOALL, .sbuf = sbuf, .rbuf = rbuf, .n = bytes };
+    return run(c, &call);
+}
+
+int rmaib_coll_iallreduce(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t count,
+                          rmaib_basic_t b, rmaib_op_t op, rmaib_coll_done_fn *done, void *arg)
+{
+    coll_call_t call = { .kind = COLL_ALLREDUCE, .b = b, .op = op, .sbuf = sbuf, .rbuf = rbuf,
+                         .n = count, .done = done, .arg = arg };
+    return start(c, &call);
+}
+
+int rmaib_coll_iallgather(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t bytes,
+                          rmaib_coll_done_fn *done, void *arg)
+{
+    coll_call_t call = { .kind = COLL_ALLGATHER, .sbuf = sbuf, .rbuf = rbuf, .n = bytes,
+                         .done = done, .arg = arg };
+    return start(c, &call);
+}
+
+int rmaib_coll_ialltoall(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t bytes,
+                         rmaib_coll_done_fn *done, void *arg)
+{
+    coll_call_t call = { .kind = COLL_ALLTOALL, .sbuf = sbuf, .rbuf = rbuf, .n = bytes,
+                         .done = done, .arg = arg };
+    return start(c, &call);
+}
+
+int rmaib_coll_ibarrier(rmaib_coll_t *c, rmaib_coll_done_fn *done, void *arg)
+{
+    coll_call_t call = { .kind = COLL_BARRIER, .done = done, .arg = arg };
+    return start(c, &call);
+}
+
+/* ---------------------------------------------------------------- every communicator */
+
+/* The communicators with collective state: a list under a lock that progress_all
+ * only tries, since whoever holds it is progressing them already (or enrolling). */
+static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
+static rmaib_coll_t *all;
+
+/* The progress thread's turn: run the schedules, report nothing. */
+static void advance_all(void)
+{
+    if (pthread_mutex_trylock(&all_lock) != 0)
+        return;
+    for (rmaib_coll_t *c = all; c; c = c->next)
+        if (try_take(c)) {
+            progress_locked(c, 0);
+            give_back(c);
+        }
+    pthread_mutex_unlock(&all_lock);
+}
+
+void rmaib_sched_enrol(rmaib_coll_t *c)
+{
+    atomic_store(&rmaib_async_hook, advance_all);
+    pthread_mutex_lock(&all_lock);
+    c->prev = NULL;
+    c->next = all;
+    if (all)
+        all->prev = c;
+    all = c;
+    pthread_mutex_unlock(&all_lock);
+}
+
+void rmaib_sched_leave(rmaib_coll_t *c)
+{
+    pthread_mutex_lock(&all_lock);
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        all = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    pthread_mutex_unlock(&all_lock);
+}
+
+int rmaib_coll_progress_all(void)
+{
+    int moved = 0;
+    if (pthread_mutex_trylock(&all_lock) != 0)
+        return 0;
+    for (rmaib_coll_t *c = all; c; c = c->next)
+        moved |= rmaib_coll_progress(c);
+    pthread_mutex_unlock(&all_lock);
+    return moved;
+}
