@@ -51,7 +51,34 @@ int main(int argc, char **argv)
            "allreduce MPI_REPLACE");
     expect(MPI_Allreduce(s, s, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER,
            "allreduce with aliased buffers");
+    expect(MPI_Allreduce(s, r, 1, MPI_INT, MPI_MAXLOC, MPI_COMM_WORLD), MPI_ERR_OP,
+           "allreduce MAXLOC on MPI_INT");
+    expect(MPI_Allreduce(s, r, 1, MPI_FLOAT, MPI_LAND, MPI_COMM_WORLD), MPI_ERR_OP,
+           "allreduce LAND on MPI_FLOAT");
+    expect(MPI_Allreduce(s, r, 1, MPI_INT, MPI_NO_OP, MPI_COMM_WORLD), MPI_ERR_OP,
+           "allreduce MPI_NO_OP");
+    expect(MPI_Allreduce(MPI_IN_PLACE, r, -1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_COUNT,
+           "allreduce in place, count -1");
     tap_ok("allreduce: bad count, type, op and aliased buffers get their classes");
+
+    /* MPI_IN_PLACE is a send buffer only (MPI-3.1 §5.2.1); writing to it would crash. */
+    expect(MPI_Allreduce(s, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER,
+           "allreduce into MPI_IN_PLACE");
+    expect(MPI_Allgather(s, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, MPI_COMM_WORLD),
+           MPI_ERR_BUFFER, "allgather into MPI_IN_PLACE");
+    expect(MPI_Alltoall(s, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER,
+           "alltoall into MPI_IN_PLACE");
+    expect(MPI_Alltoall(MPI_IN_PLACE, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, MPI_COMM_WORLD),
+           MPI_ERR_BUFFER, "alltoall from and into MPI_IN_PLACE");
+    tap_ok("MPI_IN_PLACE as a receive buffer gets MPI_ERR_BUFFER");
+
+    /* More sent than received is detectable: the host MPI's receives truncate.  (Less
+     * sent than received is erroneous too, but MPI does not require it detected.) */
+    expect(MPI_Alltoall(s, 2, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_TRUNCATE,
+           "alltoall of 2 ints into 1");
+    expect(MPI_Allgather(s, 2, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_TRUNCATE,
+           "allgather of 2 ints into 1");
+    tap_ok("allgather and alltoall sending more than the receive count get MPI_ERR_TRUNCATE");
 
     expect(MPI_Allgather(s, -1, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_COUNT,
            "allgather send count -1");
@@ -66,7 +93,14 @@ int main(int argc, char **argv)
     tap_ok("allgather and alltoall: bad counts and types get their classes");
 
     int rc = MPI_Allreduce(s, r, 1, MPI_INT, MPI_SUM, MPI_COMM_NULL);
-    TAP_CHECK(errclass_of(rc) == MPI_ERR_COMM, "MPI_COMM_NULL: %s", errclass_name(errclass_of(rc)));
+    TAP_CHECK(errclass_of(rc) == MPI_ERR_COMM, "allreduce on MPI_COMM_NULL: %s",
+              errclass_name(errclass_of(rc)));
+    rc = MPI_Allgather(s, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_NULL);
+    TAP_CHECK(errclass_of(rc) == MPI_ERR_COMM, "allgather on MPI_COMM_NULL: %s",
+              errclass_name(errclass_of(rc)));
+    rc = MPI_Alltoall(s, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_NULL);
+    TAP_CHECK(errclass_of(rc) == MPI_ERR_COMM, "alltoall on MPI_COMM_NULL: %s",
+              errclass_name(errclass_of(rc)));
     tap_ok("MPI_COMM_NULL gets MPI_ERR_COMM");
 
     /* A user-defined op goes to the host, which must still get it right. */
