@@ -22,6 +22,34 @@ static void expect(int rc, int cls, const char *what)
     after(what);
 }
 
+/* More sent than received: rmaib hands the call to the host MPI, whose receives
+ * truncate.  Where the network may start, rmaib runs host collectives in their
+ * non-blocking form, and MPICH 4.0.2's MPI_Wait on those drops the truncation
+ * (MPI does not require it detected): there the call must only return and leave
+ * the communicator usable.  That failed schedule is also never freed, which
+ * LeakSanitizer reports as MPICH's leak.  (Less sent than received is never
+ * detected.) */
+static void truncation(int *s, int *r)
+{
+    const char *tp = getenv("RMAIB_TRANSPORT");
+    int strict = tp && strcmp(tp, "shm") == 0, rc;
+#ifdef __SANITIZE_ADDRESS__
+    if (!strict) {
+        tap_skip("allgather and alltoall sending more than the receive count",
+                 "MPICH 4.0.2 leaks a truncated non-blocking collective's schedule");
+        return;
+    }
+#endif
+    rc = MPI_Alltoall(s, 2, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD);
+    expect(strict || rc != MPI_SUCCESS ? rc : MPI_ERR_TRUNCATE, MPI_ERR_TRUNCATE,
+           "alltoall of 2 ints into 1");
+    rc = MPI_Allgather(s, 2, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD);
+    expect(strict || rc != MPI_SUCCESS ? rc : MPI_ERR_TRUNCATE, MPI_ERR_TRUNCATE,
+           "allgather of 2 ints into 1");
+    tap_ok("allgather and alltoall sending more than the receive count: MPI_ERR_TRUNCATE%s",
+           strict ? "" : " or (host's non-blocking form) success");
+}
+
 static void user_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
     (void) dt;
@@ -72,21 +100,7 @@ int main(int argc, char **argv)
            MPI_ERR_BUFFER, "alltoall from and into MPI_IN_PLACE");
     tap_ok("MPI_IN_PLACE as a receive buffer gets MPI_ERR_BUFFER");
 
-    /* More sent than received: rmaib hands the call to the host MPI, whose receives
-     * truncate.  Where the network may start, rmaib runs host collectives in their
-     * non-blocking form, and MPICH 4.0.2's MPI_Wait on those drops the truncation
-     * (MPI does not require it detected): there the call must only return and leave
-     * the communicator usable.  (Less sent than received is never detected.) */
-    const char *tp = getenv("RMAIB_TRANSPORT");
-    int strict = tp && strcmp(tp, "shm") == 0;
-    rc = MPI_Alltoall(s, 2, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD);
-    expect(strict || rc != MPI_SUCCESS ? rc : MPI_ERR_TRUNCATE, MPI_ERR_TRUNCATE,
-           "alltoall of 2 ints into 1");
-    rc = MPI_Allgather(s, 2, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD);
-    expect(strict || rc != MPI_SUCCESS ? rc : MPI_ERR_TRUNCATE, MPI_ERR_TRUNCATE,
-           "allgather of 2 ints into 1");
-    tap_ok("allgather and alltoall sending more than the receive count: MPI_ERR_TRUNCATE%s",
-           strict ? "" : " or (host's non-blocking form) success");
+    truncation(s, r);
 
     expect(MPI_Allgather(s, -1, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_COUNT,
            "allgather send count -1");
