@@ -43,14 +43,19 @@ static int parse(int argc, char **argv, opts_t *o)
     return o->min <= o->max && o->iters > 0 ? 0 : -1;
 }
 
-static void row(const opts_t *o, const char *name, size_t x, const char *metric, double us)
+/* From this size on, the output gives latency / memcpy: below it a copy costs
+ * nanoseconds and the ratio says nothing about bandwidth. */
+#define MEMCPY_RATIO_MIN 65536
+
+static void row(const opts_t *o, const char *name, size_t x, const char *metric, double v,
+                const char *unit)
 {
     if (o->csv)
-        printf("%s,default,none,%zu,%s,%.6g,us\n", name, x, metric, us);
+        printf("%s,default,none,%zu,%s,%.6g,%s\n", name, x, metric, v, unit);
     else if (strcmp(metric, "latency") == 0)
-        printf("%-10zu%18.2f", x, us);
+        printf("%-10zu%18.2f", x, v);
     else
-        printf("%18.2f\n", us);
+        printf("%18.2f", v);
     fflush(stdout);
 }
 
@@ -102,8 +107,8 @@ int osu_coll_main(int argc, char **argv, const char *name, const char *title, os
     if (me == 0 && o.csv)
         printf("bench,variant,window,x,metric,value,unit\n");
     else if (me == 0)
-        printf("# OSU-style %s (%d ranks)\n# %-8s%18s%18s\n", title, p, "Size", "Avg Latency(us)",
-               "memcpy(us)");
+        printf("# OSU-style %s (%d ranks)\n# %-8s%18s%18s%18s\n", title, p, "Size",
+               "Avg Latency(us)", "memcpy(us)", "latency/memcpy");
     for (size_t size = o.min; size <= o.max; size *= 2) {
         int skip = size >= 8192 ? o.skip_large : o.skip;
         for (int i = 0; i < skip; i++)
@@ -116,8 +121,13 @@ int osu_coll_main(int argc, char **argv, const char *name, const char *title, os
         double us = (MPI_Wtime() - t) * 1e6 / n, sum = 0;
         MPI_Reduce(&us, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
         if (me == 0) {
-            row(&o, name, size, "latency", sum / p);
-            row(&o, name, size, "memcpy", memcpy_us(r, s, size, n < 100 ? 100 : n));
+            double mc = memcpy_us(r, s, size, n < 100 ? 100 : n);
+            row(&o, name, size, "latency", sum / p, "us");
+            row(&o, name, size, "memcpy", mc, "us");
+            if (size >= MEMCPY_RATIO_MIN && mc > 0)
+                row(&o, name, size, "per_memcpy", sum / p / mc, "x");
+            if (!o.csv)
+                printf("\n");
         }
         if (size == 0)
             break;

@@ -7,6 +7,7 @@ coll_tests += test/coll/allgather_alltoall
 coll_tests += test/coll/coll_subcomm_mixed
 coll_tests += test/coll/coll_errors
 coll_tests += test/coll/coll_served_by_rmaib
+coll_tests += test/coll/allreduce_types
 check_PROGRAMS += $(coll_tests)
 TESTS += $(coll_tests)
 EXTRA_DIST += test/coll/testlist test/coll/coll_check.h

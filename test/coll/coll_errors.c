@@ -22,6 +22,34 @@ static void expect(int rc, int cls, const char *what)
     after(what);
 }
 
+/* More sent than received: rmaib hands the call to the host MPI, whose receives
+ * truncate.  Where the network may start, rmaib runs host collectives in their
+ * non-blocking form, and MPICH 4.0.2's MPI_Wait on those drops the truncation
+ * (MPI does not require it detected): there the call must only return and leave
+ * the communicator usable.  That failed schedule is also never freed, which
+ * LeakSanitizer reports as MPICH's leak.  (Less sent than received is never
+ * detected.) */
+static void truncation(int *s, int *r)
+{
+    const char *tp = getenv("RMAIB_TRANSPORT");
+    int strict = tp && strcmp(tp, "shm") == 0, rc;
+#ifdef __SANITIZE_ADDRESS__
+    if (!strict) {
+        tap_skip("allgather and alltoall sending more than the receive count",
+                 "MPICH 4.0.2 leaks a truncated non-blocking collective's schedule");
+        return;
+    }
+#endif
+    rc = MPI_Alltoall(s, 2, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD);
+    expect(strict || rc != MPI_SUCCESS ? rc : MPI_ERR_TRUNCATE, MPI_ERR_TRUNCATE,
+           "alltoall of 2 ints into 1");
+    rc = MPI_Allgather(s, 2, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD);
+    expect(strict || rc != MPI_SUCCESS ? rc : MPI_ERR_TRUNCATE, MPI_ERR_TRUNCATE,
+           "allgather of 2 ints into 1");
+    tap_ok("allgather and alltoall sending more than the receive count: MPI_ERR_TRUNCATE%s",
+           strict ? "" : " or (host's non-blocking form) success");
+}
+
 static void user_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
     (void) dt;
@@ -33,7 +61,7 @@ int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    int s[64] = { 0 }, r[64 * 16];
+    int s[64] = { 0 }, r[64 * 16], rc;
     MPI_Datatype uncommitted;
     MPI_Type_contiguous(2, MPI_INT, &uncommitted);
 
@@ -51,7 +79,28 @@ int main(int argc, char **argv)
            "allreduce MPI_REPLACE");
     expect(MPI_Allreduce(s, s, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER,
            "allreduce with aliased buffers");
+    expect(MPI_Allreduce(s, r, 1, MPI_INT, MPI_MAXLOC, MPI_COMM_WORLD), MPI_ERR_OP,
+           "allreduce MAXLOC on MPI_INT");
+    expect(MPI_Allreduce(s, r, 1, MPI_FLOAT, MPI_LAND, MPI_COMM_WORLD), MPI_ERR_OP,
+           "allreduce LAND on MPI_FLOAT");
+    expect(MPI_Allreduce(s, r, 1, MPI_INT, MPI_NO_OP, MPI_COMM_WORLD), MPI_ERR_OP,
+           "allreduce MPI_NO_OP");
+    expect(MPI_Allreduce(MPI_IN_PLACE, r, -1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_COUNT,
+           "allreduce in place, count -1");
     tap_ok("allreduce: bad count, type, op and aliased buffers get their classes");
+
+    /* MPI_IN_PLACE is a send buffer only (MPI-3.1 §5.2.1); writing to it would crash. */
+    expect(MPI_Allreduce(s, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER,
+           "allreduce into MPI_IN_PLACE");
+    expect(MPI_Allgather(s, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, MPI_COMM_WORLD),
+           MPI_ERR_BUFFER, "allgather into MPI_IN_PLACE");
+    expect(MPI_Alltoall(s, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER,
+           "alltoall into MPI_IN_PLACE");
+    expect(MPI_Alltoall(MPI_IN_PLACE, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, MPI_COMM_WORLD),
+           MPI_ERR_BUFFER, "alltoall from and into MPI_IN_PLACE");
+    tap_ok("MPI_IN_PLACE as a receive buffer gets MPI_ERR_BUFFER");
+
+    truncation(s, r);
 
     expect(MPI_Allgather(s, -1, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_COUNT,
            "allgather send count -1");
@@ -65,8 +114,15 @@ int main(int argc, char **argv)
            "alltoall uncommitted type");
     tap_ok("allgather and alltoall: bad counts and types get their classes");
 
-    int rc = MPI_Allreduce(s, r, 1, MPI_INT, MPI_SUM, MPI_COMM_NULL);
-    TAP_CHECK(errclass_of(rc) == MPI_ERR_COMM, "MPI_COMM_NULL: %s", errclass_name(errclass_of(rc)));
+    rc = MPI_Allreduce(s, r, 1, MPI_INT, MPI_SUM, MPI_COMM_NULL);
+    TAP_CHECK(errclass_of(rc) == MPI_ERR_COMM, "allreduce on MPI_COMM_NULL: %s",
+              errclass_name(errclass_of(rc)));
+    rc = MPI_Allgather(s, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_NULL);
+    TAP_CHECK(errclass_of(rc) == MPI_ERR_COMM, "allgather on MPI_COMM_NULL: %s",
+              errclass_name(errclass_of(rc)));
+    rc = MPI_Alltoall(s, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_NULL);
+    TAP_CHECK(errclass_of(rc) == MPI_ERR_COMM, "alltoall on MPI_COMM_NULL: %s",
+              errclass_name(errclass_of(rc)));
     tap_ok("MPI_COMM_NULL gets MPI_ERR_COMM");
 
     /* A user-defined op goes to the host, which must still get it right. */

@@ -34,6 +34,8 @@ int rmaib_mpi_reduce_args(const void *sbuf, const void *rbuf, int count, MPI_Dat
         return MPI_ERR_COUNT;
     if (mop == MPI_OP_NULL)
         return MPI_ERR_OP;
+    if (rbuf == MPI_IN_PLACE)
+        return MPI_ERR_BUFFER;  /* only the send buffer may be MPI_IN_PLACE */
     int rc = contig_type(dt, &l);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -61,6 +63,8 @@ int rmaib_mpi_block_args(const void *sbuf, int scount, MPI_Datatype stype, const
     int in_place = sbuf == MPI_IN_PLACE;
     if (rcount < 0 || (!in_place && scount < 0))
         return MPI_ERR_COUNT;
+    if (rbuf == MPI_IN_PLACE)
+        return MPI_ERR_BUFFER;
     int rc = contig_type(rtype, &rl);
     if (rc == MPI_SUCCESS && !in_place)
         rc = contig_type(stype, &sl);
