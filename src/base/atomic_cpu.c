@@ -15,7 +15,8 @@
 _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "float/double widths");
 _Static_assert(sizeof(float _Complex) == 8, "float complex is one 64-bit word");
 _Static_assert(sizeof(rmaib_float_int_t) == 8 && sizeof(rmaib_2int_t) == 8
-               && sizeof(rmaib_short_int_t) == 8, "8-byte pair types");
+               && sizeof(rmaib_short_int_t) == 8 && sizeof(rmaib_2float_t) == 8,
+               "8-byte pair types");
 
 #define LF(T) (__atomic_always_lock_free(sizeof(T), 0) ? 1 : 0)
 const unsigned char rmaib_cpu_atomic_type[RMAIB_BASIC_COUNT] = {
@@ -27,8 +28,9 @@ const unsigned char rmaib_cpu_atomic_type[RMAIB_BASIC_COUNT] = {
     [RMAIB_BASIC_C_FLOAT_COMPLEX] = LF(uint64_t),
     [RMAIB_BASIC_BOOL] = LF(uint8_t), [RMAIB_BASIC_BYTE] = LF(uint8_t),
     [RMAIB_BASIC_CHAR] = LF(uint8_t),
+    [RMAIB_BASIC_LOGICAL4] = LF(uint32_t), [RMAIB_BASIC_OPAQUE4] = LF(uint32_t),
     [RMAIB_BASIC_FLOAT_INT] = LF(uint64_t), [RMAIB_BASIC_2INT] = LF(uint64_t),
-    [RMAIB_BASIC_SHORT_INT] = LF(uint64_t),
+    [RMAIB_BASIC_SHORT_INT] = LF(uint64_t), [RMAIB_BASIC_2FLOAT] = LF(uint64_t),
 };
 
 /* Run BODY for element j_ of n: p_ the target word (U), o_ the operand's bytes;
@@ -69,9 +71,9 @@ const unsigned char rmaib_cpu_atomic_type[RMAIB_BASIC_COUNT] = {
 
 /* MAXLOC/MINLOC on an 8-byte pair P: fields are picked out of the word and put
  * back, so its padding (short_int) rides along unchanged. */
-#define CAS_PAIR(P, VT, MAC) EACH(uint64_t, {                                   \
+#define CAS_PAIR(P, VT, IT, MAC) EACH(uint64_t, {                               \
         VT v_;                                                                  \
-        int k_;                                                                 \
+        IT k_;                                                                  \
         uint64_t new_;                                                          \
         memcpy(&v_, o_ + offsetof(P, v), sizeof v_);                            \
         memcpy(&k_, o_ + offsetof(P, i), sizeof k_);                            \
@@ -79,7 +81,7 @@ const unsigned char rmaib_cpu_atomic_type[RMAIB_BASIC_COUNT] = {
         do {                                                                    \
             unsigned char w_[sizeof(uint64_t)];                                 \
             VT u_;                                                              \
-            int i_;                                                             \
+            IT i_;                                                              \
             memcpy(w_, &old_, sizeof w_);                                       \
             memcpy(&u_, w_ + offsetof(P, v), sizeof u_);                        \
             memcpy(&i_, w_ + offsetof(P, i), sizeof i_);                        \
@@ -118,11 +120,11 @@ const unsigned char rmaib_cpu_atomic_type[RMAIB_BASIC_COUNT] = {
         default: return;                                                        \
         }
 
-#define TYPE_PAIR(B, P, VT)                                                     \
+#define TYPE_PAIR(B, P, VT, IT)                                                 \
     case B:                                                                     \
         switch (op) {                                                           \
-        case RMAIB_OP_MAXLOC: CAS_PAIR(P, VT, RMAIB_RED_MAXLOC); return;        \
-        case RMAIB_OP_MINLOC: CAS_PAIR(P, VT, RMAIB_RED_MINLOC); return;        \
+        case RMAIB_OP_MAXLOC: CAS_PAIR(P, VT, IT, RMAIB_RED_MAXLOC); return;    \
+        case RMAIB_OP_MINLOC: CAS_PAIR(P, VT, IT, RMAIB_RED_MINLOC); return;    \
         default: return;                                                        \
         }
 
@@ -303,6 +305,13 @@ static void elems(rmaib_basic_t b, rmaib_op_t op, void *target, const void *oper
         case RMAIB_OP_LXOR: CAS_LOOP(uint8_t, uint8_t, RMAIB_RED_LXOR(x, y)); return;
         default: return;
         }
+    case RMAIB_BASIC_LOGICAL4:
+        switch (op) {
+        case RMAIB_OP_LAND: CAS_LOOP(uint32_t, uint32_t, RMAIB_RED_LAND(x, y)); return;
+        case RMAIB_OP_LOR:  CAS_LOOP(uint32_t, uint32_t, RMAIB_RED_LOR(x, y)); return;
+        case RMAIB_OP_LXOR: CAS_LOOP(uint32_t, uint32_t, RMAIB_RED_LXOR(x, y)); return;
+        default: return;
+        }
     case RMAIB_BASIC_BYTE:
         switch (op) {
         case RMAIB_OP_BAND: NATIVE(uint8_t, __atomic_fetch_and); return;
@@ -318,9 +327,10 @@ static void elems(rmaib_basic_t b, rmaib_op_t op, void *target, const void *oper
         case RMAIB_OP_PROD: CAS_LOOP(uint64_t, float _Complex, rmaib_red_cmulf(x, y)); return;
         default: return;
         }
-    TYPE_PAIR(RMAIB_BASIC_FLOAT_INT, rmaib_float_int_t, float)
-    TYPE_PAIR(RMAIB_BASIC_2INT, rmaib_2int_t, int)
-    TYPE_PAIR(RMAIB_BASIC_SHORT_INT, rmaib_short_int_t, short)
+    TYPE_PAIR(RMAIB_BASIC_FLOAT_INT, rmaib_float_int_t, float, int)
+    TYPE_PAIR(RMAIB_BASIC_2INT, rmaib_2int_t, int, int)
+    TYPE_PAIR(RMAIB_BASIC_SHORT_INT, rmaib_short_int_t, short, int)
+    TYPE_PAIR(RMAIB_BASIC_2FLOAT, rmaib_2float_t, float, float)
     default:
         return;
     }

@@ -40,9 +40,11 @@ const unsigned rmaib_valid_ops_tab[RMAIB_BASIC_COUNT] = {
     [RMAIB_BASIC_BOOL] = OPS_LOGIC | OPS_ALWAYS,
     [RMAIB_BASIC_BYTE] = OPS_BITS | OPS_ALWAYS,
     [RMAIB_BASIC_CHAR] = OPS_INTEGER,
+    [RMAIB_BASIC_LOGICAL4] = OPS_LOGIC | OPS_ALWAYS, [RMAIB_BASIC_OPAQUE4] = OPS_ALWAYS,
     [RMAIB_BASIC_FLOAT_INT] = OPS_PAIR, [RMAIB_BASIC_DOUBLE_INT] = OPS_PAIR,
     [RMAIB_BASIC_LONG_INT] = OPS_PAIR, [RMAIB_BASIC_2INT] = OPS_PAIR,
     [RMAIB_BASIC_SHORT_INT] = OPS_PAIR, [RMAIB_BASIC_LONG_DOUBLE_INT] = OPS_PAIR,
+    [RMAIB_BASIC_2FLOAT] = OPS_PAIR, [RMAIB_BASIC_2DOUBLE] = OPS_PAIR,
 };
 
 const size_t rmaib_basic_size_tab[RMAIB_BASIC_COUNT] = {
@@ -56,19 +58,22 @@ const size_t rmaib_basic_size_tab[RMAIB_BASIC_COUNT] = {
     [RMAIB_BASIC_C_DOUBLE_COMPLEX] = sizeof(double _Complex),
     [RMAIB_BASIC_C_LONG_DOUBLE_COMPLEX] = sizeof(long double _Complex),
     [RMAIB_BASIC_BOOL] = sizeof(_Bool), [RMAIB_BASIC_BYTE] = 1, [RMAIB_BASIC_CHAR] = 1,
+    [RMAIB_BASIC_LOGICAL4] = 4, [RMAIB_BASIC_OPAQUE4] = 4,
     [RMAIB_BASIC_FLOAT_INT] = sizeof(rmaib_float_int_t),
     [RMAIB_BASIC_DOUBLE_INT] = sizeof(rmaib_double_int_t),
     [RMAIB_BASIC_LONG_INT] = sizeof(rmaib_long_int_t),
     [RMAIB_BASIC_2INT] = sizeof(rmaib_2int_t),
     [RMAIB_BASIC_SHORT_INT] = sizeof(rmaib_short_int_t),
     [RMAIB_BASIC_LONG_DOUBLE_INT] = sizeof(rmaib_long_double_int_t),
+    [RMAIB_BASIC_2FLOAT] = sizeof(rmaib_2float_t), [RMAIB_BASIC_2DOUBLE] = sizeof(rmaib_2double_t),
 };
 
 int rmaib_cas_valid(rmaib_basic_t b)
 {
     if ((unsigned) b >= RMAIB_BASIC_COUNT)
         return RMAIB_ERR_TYPE;
-    return (rmaib_valid_ops_tab[b] == OPS_INTEGER || b == RMAIB_BASIC_BOOL || b == RMAIB_BASIC_BYTE)
+    return (rmaib_valid_ops_tab[b] == OPS_INTEGER || b == RMAIB_BASIC_BOOL
+            || b == RMAIB_BASIC_LOGICAL4 || b == RMAIB_BASIC_BYTE)
         ? RMAIB_OK : RMAIB_ERR_TYPE;
 }
 
@@ -81,6 +86,8 @@ size_t rmaib_pair_index_offset(rmaib_basic_t b)
     case RMAIB_BASIC_2INT: return offsetof(rmaib_2int_t, i);
     case RMAIB_BASIC_SHORT_INT: return offsetof(rmaib_short_int_t, i);
     case RMAIB_BASIC_LONG_DOUBLE_INT: return offsetof(rmaib_long_double_int_t, i);
+    case RMAIB_BASIC_2FLOAT: return offsetof(rmaib_2float_t, i);
+    case RMAIB_BASIC_2DOUBLE: return offsetof(rmaib_2double_t, i);
     default: return 0;
     }
 }
@@ -141,14 +148,15 @@ static inline void store_ld(unsigned char *p, const void *v, size_t parts)
                RMAIB_LDBL_BYTES);
 }
 
-/* MAXLOC/MINLOC on pair struct P with value type VT, of which VBYTES are stored:
- * fields are read and written one by one, so padding is neither read nor written. */
-#define RED_LOOP_PAIR(P, VT, VBYTES, MAC) do {                                  \
+/* MAXLOC/MINLOC on pair struct P with value type VT, of which VBYTES are stored,
+ * and index type IT: fields are read and written one by one, so padding is neither
+ * read nor written. */
+#define RED_LOOP_PAIR(P, VT, IT, VBYTES, MAC) do {                              \
         unsigned char *io_ = inout;                                             \
         const unsigned char *in_ = in;                                          \
         for (size_t j_ = 0; j_ < n; j_++, io_ += sizeof(P), in_ += sizeof(P)) { \
             VT u_, v_;                                                          \
-            int i_, k_;                                                         \
+            IT i_, k_;                                                          \
             memcpy(&u_, io_ + offsetof(P, v), sizeof u_);                       \
             memcpy(&i_, io_ + offsetof(P, i), sizeof i_);                       \
             memcpy(&v_, in_ + offsetof(P, v), sizeof v_);                       \
@@ -178,9 +186,9 @@ static inline void store_ld(unsigned char *p, const void *v, size_t parts)
     case RMAIB_OP_BAND: RED_LOOP(U, x & y); return;                             \
     case RMAIB_OP_BOR:  RED_LOOP(U, x | y); return;                             \
     case RMAIB_OP_BXOR: RED_LOOP(U, x ^ y); return;
-#define CASES_LOC(P, VT, VBYTES)                                                \
-    case RMAIB_OP_MAXLOC: RED_LOOP_PAIR(P, VT, VBYTES, RMAIB_RED_MAXLOC); return; \
-    case RMAIB_OP_MINLOC: RED_LOOP_PAIR(P, VT, VBYTES, RMAIB_RED_MINLOC); return;
+#define CASES_LOC(P, VT, IT, VBYTES)                                            \
+    case RMAIB_OP_MAXLOC: RED_LOOP_PAIR(P, VT, IT, VBYTES, RMAIB_RED_MAXLOC); return; \
+    case RMAIB_OP_MINLOC: RED_LOOP_PAIR(P, VT, IT, VBYTES, RMAIB_RED_MINLOC); return;
 
 /* An integer type: S signed or unsigned as declared, U unsigned of the same width. */
 #define TYPE_INTEGER(B, S, U, W)                                                \
@@ -212,6 +220,8 @@ void rmaib_reduce(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, s
         switch (op) { CASES_LOGIC(uint8_t) default: return; }
     case RMAIB_BASIC_BYTE:
         switch (op) { CASES_BITS(uint8_t) default: return; }
+    case RMAIB_BASIC_LOGICAL4:      /* like BOOL, on 4 bytes */
+        switch (op) { CASES_LOGIC(uint32_t) default: return; }
     case RMAIB_BASIC_FLOAT:
         switch (op) { CASES_ARITH(float) CASES_ORDER(float) default: return; }
     case RMAIB_BASIC_DOUBLE:
@@ -243,20 +253,24 @@ void rmaib_reduce(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, s
         default: return;
         }
     case RMAIB_BASIC_FLOAT_INT:
-        switch (op) { CASES_LOC(rmaib_float_int_t, float, sizeof(float)) default: return; }
+        switch (op) { CASES_LOC(rmaib_float_int_t, float, int, sizeof(float)) default: return; }
     case RMAIB_BASIC_DOUBLE_INT:
-        switch (op) { CASES_LOC(rmaib_double_int_t, double, sizeof(double)) default: return; }
+        switch (op) { CASES_LOC(rmaib_double_int_t, double, int, sizeof(double)) default: return; }
     case RMAIB_BASIC_LONG_INT:
-        switch (op) { CASES_LOC(rmaib_long_int_t, long, sizeof(long)) default: return; }
+        switch (op) { CASES_LOC(rmaib_long_int_t, long, int, sizeof(long)) default: return; }
     case RMAIB_BASIC_2INT:
-        switch (op) { CASES_LOC(rmaib_2int_t, int, sizeof(int)) default: return; }
+        switch (op) { CASES_LOC(rmaib_2int_t, int, int, sizeof(int)) default: return; }
     case RMAIB_BASIC_SHORT_INT:
-        switch (op) { CASES_LOC(rmaib_short_int_t, short, sizeof(short)) default: return; }
+        switch (op) { CASES_LOC(rmaib_short_int_t, short, int, sizeof(short)) default: return; }
     case RMAIB_BASIC_LONG_DOUBLE_INT:
         switch (op) {
-        CASES_LOC(rmaib_long_double_int_t, long double, RMAIB_LDBL_BYTES)
+        CASES_LOC(rmaib_long_double_int_t, long double, int, RMAIB_LDBL_BYTES)
         default: return;
         }
+    case RMAIB_BASIC_2FLOAT:
+        switch (op) { CASES_LOC(rmaib_2float_t, float, float, sizeof(float)) default: return; }
+    case RMAIB_BASIC_2DOUBLE:
+        switch (op) { CASES_LOC(rmaib_2double_t, double, double, sizeof(double)) default: return; }
     default:
         return;
     }

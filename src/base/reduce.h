@@ -33,6 +33,8 @@ typedef struct { long v; int i; } rmaib_long_int_t;
 typedef struct { int v; int i; } rmaib_2int_t;
 typedef struct { short v; int i; } rmaib_short_int_t;
 typedef struct { long double v; int i; } rmaib_long_double_int_t;
+typedef struct { float v; float i; } rmaib_2float_t;       /* MPI_2REAL */
+typedef struct { double v; double i; } rmaib_2double_t;    /* MPI_2DOUBLE_PRECISION */
 
 /* Element operators: a is the target's value, b the operand's.  Real SUM/PROD:
  * IEEE 754 leaves open which payload an operation on two NaNs returns; x86 returns
@@ -80,7 +82,8 @@ static inline int rmaib_reduce_valid(rmaib_basic_t b, rmaib_op_t op)
     return rmaib_valid_ops_tab[b] & OPBIT(op) ? RMAIB_OK : RMAIB_ERR_OP;
 }
 
-/* May Compare_and_swap work on b (MPI-3.1 §11.3.4: C integer, logical, byte; and
+/* May Compare_and_swap work on b (MPI-3.1 §11.3.4: C integer, logical (C and
+ * Fortran), byte; and
  * MPI_CHAR, which MPICH takes as a C integer here too)?  RMAIB_OK or RMAIB_ERR_TYPE. */
 int rmaib_cas_valid(rmaib_basic_t b);
 

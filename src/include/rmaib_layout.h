@@ -22,9 +22,12 @@ typedef enum rmaib_basic {
     RMAIB_BASIC_BOOL,           /* C _Bool: logical ops only */
     RMAIB_BASIC_BYTE,           /* MPI_BYTE / MPI_PACKED: no arithmetic */
     RMAIB_BASIC_CHAR,           /* MPI_CHAR: text to MPI-3.1, a signed char to MPICH (reduce.c) */
-    /* pair types for MAXLOC/MINLOC: value then int (or long/short) index */
+    RMAIB_BASIC_LOGICAL4,       /* Fortran LOGICAL of 4 bytes: logical ops only, giving 0/1 */
+    RMAIB_BASIC_OPAQUE4,        /* MPI_WCHAR: 4 bytes in no op group, REPLACE/NO_OP only */
+    /* pair types for MAXLOC/MINLOC: value then int (or long/short) index, or for
+     * Fortran's 2REAL/2DOUBLE_PRECISION the index in the value's own type */
     RMAIB_BASIC_FLOAT_INT, RMAIB_BASIC_DOUBLE_INT, RMAIB_BASIC_LONG_INT, RMAIB_BASIC_2INT,
-    RMAIB_BASIC_SHORT_INT, RMAIB_BASIC_LONG_DOUBLE_INT,
+    RMAIB_BASIC_SHORT_INT, RMAIB_BASIC_LONG_DOUBLE_INT, RMAIB_BASIC_2FLOAT, RMAIB_BASIC_2DOUBLE,
     RMAIB_BASIC_COUNT
 } rmaib_basic_t;
 

@@ -125,7 +125,8 @@ struct named_box {
 
 /* How a named type's basic kind is found: given outright, or by its width. */
 enum {
-    BY_SINT = RMAIB_BASIC_COUNT, BY_UINT, BY_FLOAT, BY_COMPLEX, BY_BOOL, BY_2INT
+    BY_SINT = RMAIB_BASIC_COUNT, BY_UINT, BY_FLOAT, BY_COMPLEX, BY_BOOL, BY_2INT,
+    BY_LOGICAL, BY_OPAQUE, BY_2REAL
 };
 
 typedef struct named_spec {

@@ -11,7 +11,7 @@ const named_spec_t rmaib_mpi_named_spec[] = {
     { MPI_UNSIGNED_CHAR, BY_UINT },
     { MPI_BYTE, RMAIB_BASIC_BYTE },
     { MPI_PACKED, RMAIB_BASIC_BYTE },
-    { MPI_WCHAR, BY_UINT },
+    { MPI_WCHAR, BY_OPAQUE },
     { MPI_SHORT, BY_SINT },
     { MPI_UNSIGNED_SHORT, BY_UINT },
     { MPI_INT, BY_SINT },
@@ -47,8 +47,8 @@ const named_spec_t rmaib_mpi_named_spec[] = {
     { MPI_SHORT_INT, RMAIB_BASIC_SHORT_INT },
     { MPI_LONG_DOUBLE_INT, RMAIB_BASIC_LONG_DOUBLE_INT },
     /* Fortran types as C sees them; an MPI built without Fortran makes them
-     * MPI_DATATYPE_NULL.  LOGICAL is an integer of its width: the logical ops then
-     * give 0/1, which is what the usual compilers' .false./.true. are. */
+     * MPI_DATATYPE_NULL.  LOGICAL takes the logical ops only, giving 0/1, which is
+     * what the usual compilers' .false./.true. are. */
 #ifdef MPI_CHARACTER
     { MPI_CHARACTER, RMAIB_BASIC_CHAR },
 #endif
@@ -56,7 +56,7 @@ const named_spec_t rmaib_mpi_named_spec[] = {
     { MPI_INTEGER, BY_SINT },
 #endif
 #ifdef MPI_LOGICAL
-    { MPI_LOGICAL, BY_SINT },
+    { MPI_LOGICAL, BY_LOGICAL },
 #endif
 #ifdef MPI_REAL
     { MPI_REAL, BY_FLOAT },
@@ -74,10 +74,10 @@ const named_spec_t rmaib_mpi_named_spec[] = {
     { MPI_2INTEGER, BY_2INT },
 #endif
 #ifdef MPI_2REAL
-    { MPI_2REAL, RMAIB_BASIC_NONE },
+    { MPI_2REAL, BY_2REAL },
 #endif
 #ifdef MPI_2DOUBLE_PRECISION
-    { MPI_2DOUBLE_PRECISION, RMAIB_BASIC_NONE },
+    { MPI_2DOUBLE_PRECISION, BY_2REAL },
 #endif
 #ifdef MPI_INTEGER1
     { MPI_INTEGER1, BY_SINT },
@@ -154,6 +154,13 @@ rmaib_basic_t rmaib_mpi_kind_basic(int kind, MPI_Count size)
         return size == (MPI_Count) sizeof(_Bool) ? RMAIB_BASIC_BOOL : RMAIB_BASIC_NONE;
     case BY_2INT:
         return size == 2 * (MPI_Count) sizeof(int) ? RMAIB_BASIC_2INT : RMAIB_BASIC_NONE;
+    case BY_LOGICAL:
+        return size == 4 ? RMAIB_BASIC_LOGICAL4 : RMAIB_BASIC_NONE;
+    case BY_OPAQUE:             /* wchar_t: in no op group, so only its width matters */
+        return size == 4 ? RMAIB_BASIC_OPAQUE4 : RMAIB_BASIC_NONE;
+    case BY_2REAL:              /* a value and its index, both of the real's type */
+        return size == 2 * (MPI_Count) sizeof(float) ? RMAIB_BASIC_2FLOAT
+            : size == 2 * (MPI_Count) sizeof(double) ? RMAIB_BASIC_2DOUBLE : RMAIB_BASIC_NONE;
     default:
         return (rmaib_basic_t) kind;
     }

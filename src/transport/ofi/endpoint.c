@@ -119,6 +119,8 @@ int rmaib_ofi_map_datatype(rmaib_basic_t b, enum fi_datatype *dt)
     case RMAIB_BASIC_BOOL:      /* 0/1 in one byte: the logical ops give 0/1 back */
     case RMAIB_BASIC_BYTE:
     case RMAIB_BASIC_CHAR: *dt = FI_UINT8; return 1;
+    case RMAIB_BASIC_LOGICAL4:  /* 0/1 from the logical ops, as libfabric's are */
+    case RMAIB_BASIC_OPAQUE4: *dt = FI_UINT32; return 1;     /* REPLACE/NO_OP only */
     default: return 0;          /* wider than 8 bytes, or a MAXLOC/MINLOC pair */
     }
 }
