@@ -13,16 +13,17 @@
  *  - MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE: SUM PROD MAX MIN;
  *  - MPI_C_FLOAT_COMPLEX (and its alias MPI_C_COMPLEX), MPI_C_DOUBLE_COMPLEX,
  *    MPI_C_LONG_DOUBLE_COMPLEX: SUM PROD;
- *  - MPI_C_BOOL: LAND LOR LXOR;  MPI_BYTE: BAND BOR BXOR;
+ *  - MPI_C_BOOL, MPI_LOGICAL (Fortran, 4 bytes, .true. = 1): LAND LOR LXOR;
+ *    MPI_BYTE: BAND BOR BXOR;
  *  - MPI_CHAR, with the C integer ops on it as a signed char: text to MPI-3.1, but
  *    MPICH and Open MPI reduce it and unchanged programs (OSU's osu_acc_latency:
  *    MPI_SUM on MPI_CHAR) rely on it, so rmaib does too;
  *  - MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT,
- *    MPI_LONG_DOUBLE_INT: MAXLOC MINLOC, with ties (equal values keep the smaller
- *    index);
+ *    MPI_LONG_DOUBLE_INT, and Fortran's MPI_2REAL, MPI_2DOUBLE_PRECISION (the index
+ *    a real): MAXLOC MINLOC, with ties (equal values keep the smaller index);
  *  - and REPLACE and NO_OP on every type (NO_OP only with the fetching calls: MPI-3.1
- *    does not allow it in MPI_Accumulate).
- * MPI_WCHAR is in no reduction category and is left out.
+ *    does not allow it in MPI_Accumulate), MPI_WCHAR (in no reduction category)
+ *    included.
  *
  * Every rank targets its right neighbour, all operations in one lock_all epoch; the
  * target checks its memory, the origin its results, against the operation computed
@@ -38,8 +39,9 @@
 
 #define NEL 6
 
-enum cat { SINT, UINT, MLANG, FLT, CPLX, BOOL_, BYTE_, PAIR, NCAT };
-enum pv { PV_NONE, PV_FLOAT, PV_DOUBLE, PV_LONG, PV_INT, PV_SHORT, PV_LDOUBLE };
+enum cat { SINT, UINT, MLANG, FLT, CPLX, BOOL_, BYTE_, PAIR, LOGIC_, OPAQ, NCAT };
+enum pv { PV_NONE, PV_FLOAT, PV_DOUBLE, PV_LONG, PV_INT, PV_SHORT, PV_LDOUBLE, PV_2FLOAT,
+          PV_2DOUBLE };
 
 typedef struct { float v; int i; } float_int;
 typedef struct { double v; int i; } double_int;
@@ -47,6 +49,8 @@ typedef struct { long v; int i; } long_int;
 typedef struct { int v; int i; } int_int;
 typedef struct { short v; int i; } short_int;
 typedef struct { long double v; int i; } ldouble_int;
+typedef struct { float v; float i; } float_float;
+typedef struct { double v; double i; } double_double;
 
 typedef struct {
     const char *name;
@@ -56,12 +60,14 @@ typedef struct {
     enum pv pv;       /* pairs: the value's C type */
 } type_t;
 
-#define NTYPES 38
+#define NTYPES 42
 static type_t types[NTYPES];
 static int ntypes;
 
 static void add(const char *name, MPI_Datatype dt, enum cat cat, size_t size, enum pv pv)
 {
+    if (dt == MPI_DATATYPE_NULL)        /* a Fortran type of an MPI built without it */
+        return;
     types[ntypes++] = (type_t) { name, dt, cat, (int) size, pv };
 }
 
@@ -107,13 +113,19 @@ static void types_build(void)
     ADD_PAIR(MPI_2INT, int_int, PV_INT);
     ADD_PAIR(MPI_SHORT_INT, short_int, PV_SHORT);
     ADD_PAIR(MPI_LONG_DOUBLE_INT, ldouble_int, PV_LDOUBLE);
+    ADD_PAIR(MPI_2REAL, float_float, PV_2FLOAT);
+    ADD_PAIR(MPI_2DOUBLE_PRECISION, double_double, PV_2DOUBLE);
+    ADD(MPI_LOGICAL, LOGIC_, int32_t);
+    ADD(MPI_WCHAR, OPAQ, wchar_t);
 }
 
 /* The categories as TAP lines report them. */
 static const char *const group_name[NCAT] = {
     [SINT] = "signed C integers", [UINT] = "unsigned C integers",
     [MLANG] = "MPI_AINT/MPI_OFFSET/MPI_COUNT", [FLT] = "float/double/long double",
-    [CPLX] = "C complex types", [BOOL_] = "MPI_C_BOOL", [BYTE_] = "MPI_BYTE", [PAIR] = "MAXLOC/MINLOC pair types",
+    [CPLX] = "C complex types", [BOOL_] = "MPI_C_BOOL", [BYTE_] = "MPI_BYTE",
+    [PAIR] = "MAXLOC/MINLOC pair types", [LOGIC_] = "Fortran LOGICAL",
+    [OPAQ] = "MPI_WCHAR (REPLACE and NO_OP only)",
 };
 
 enum op { SUM, PROD, MAX, MIN, LAND, LOR, LXOR, BAND, BOR, BXOR, MAXLOC, MINLOC, REPLACE, NO_OP,
@@ -136,6 +148,7 @@ static const unsigned cat_ops[NCAT] = {
     [BOOL_] = B(LAND) | B(LOR) | B(LXOR),
     [BYTE_] = B(BAND) | B(BOR) | B(BXOR),
     [PAIR] = B(MAXLOC) | B(MINLOC),
+    [LOGIC_] = B(LAND) | B(LOR) | B(LXOR),
 };
 
 static int valid(const type_t *t, int op)
@@ -180,7 +193,7 @@ static void gen(const type_t *t, void *p, int role, int k, int rank)
 {
     memset(p, 0, (size_t) t->size);
     switch (t->cat) {
-    case SINT: case UINT: case MLANG: {
+    case SINT: case UINT: case MLANG: case OPAQ: {
         int64_t v = ival(role, k, rank);
         memcpy(p, &v, (size_t) t->size);    /* the low bytes: two's complement, any width */
         break;
@@ -208,6 +221,11 @@ static void gen(const type_t *t, void *p, int role, int k, int rank)
         memcpy(p, &v, sizeof v);
         break;
     }
+    case LOGIC_: {
+        int32_t v = k == NEL - 1 ? (role ? 1 : rank & 1) : role ? k < 2 || k == 4 : k % 2 == 0;
+        memcpy(p, &v, sizeof v);
+        break;
+    }
     case BYTE_:
         *(unsigned char *) p = k == NEL - 1 ? (unsigned char) rank
             : role ? bv_operand[k] : bv_target[k];
@@ -219,6 +237,8 @@ static void gen(const type_t *t, void *p, int role, int k, int rank)
         case PV_LONG: SET_PAIR(long_int, long); break;
         case PV_INT: SET_PAIR(int_int, int); break;
         case PV_SHORT: SET_PAIR(short_int, short); break;
+        case PV_2FLOAT: SET_PAIR(float_float, float); break;
+        case PV_2DOUBLE: SET_PAIR(double_double, double); break;
         default: SET_PAIR(ldouble_int, long double); break;
         }
         break;
@@ -327,6 +347,14 @@ static void compute(const type_t *t, int op, void *out, const void *x, const voi
         memcpy(out, &r, sizeof r);
         return;
     }
+    case LOGIC_: {
+        int32_t a, b, r;
+        memcpy(&a, x, sizeof a);
+        memcpy(&b, y, sizeof b);
+        r = op == LAND ? a && b : op == LOR ? a || b : !a != !b;
+        memcpy(out, &r, sizeof r);
+        return;
+    }
     case BYTE_: {
         unsigned char a = *(const unsigned char *) x, b = *(const unsigned char *) y;
         *(unsigned char *) out = (unsigned char) (op == BAND ? a & b : op == BOR ? a | b : a ^ b);
@@ -339,6 +367,8 @@ static void compute(const type_t *t, int op, void *out, const void *x, const voi
         case PV_LONG: PAIR_OP(long_int); break;
         case PV_INT: PAIR_OP(int_int); break;
         case PV_SHORT: PAIR_OP(short_int); break;
+        case PV_2FLOAT: PAIR_OP(float_float); break;
+        case PV_2DOUBLE: PAIR_OP(double_double); break;
         default: PAIR_OP(ldouble_int); break;
         }
         return;
@@ -352,15 +382,15 @@ static void compute(const type_t *t, int op, void *out, const void *x, const voi
         P a_, b_;                                                               \
         memcpy(&a_, p, sizeof a_);                                              \
         memcpy(&b_, q, sizeof b_);                                              \
-        snprintf(buf, len, "(" FMT ", %d), expected (" FMT ", %d)", CAST a_.v,  \
-                 a_.i, CAST b_.v, b_.i);                                        \
+        snprintf(buf, len, "(" FMT ", %g), expected (" FMT ", %g)", CAST a_.v,  \
+                 (double) a_.i, CAST b_.v, (double) b_.i);                      \
         return a_.v == b_.v && a_.i == b_.i;                                    \
     } while (0)
 
 static int same(const type_t *t, const void *p, const void *q, char *buf, size_t len)
 {
     switch (t->cat) {
-    case SINT: case UINT: case MLANG:
+    case SINT: case UINT: case MLANG: case LOGIC_: case OPAQ:
         snprintf(buf, len, "%lld, expected %lld", (long long) load_int(t, p),
                  (long long) load_int(t, q));
         return load_int(t, p) == load_int(t, q);
@@ -394,6 +424,8 @@ static int same(const type_t *t, const void *p, const void *q, char *buf, size_t
         case PV_LONG: PAIR_EQ(long_int, "%ld", (long)); break;
         case PV_INT: PAIR_EQ(int_int, "%d", (int)); break;
         case PV_SHORT: PAIR_EQ(short_int, "%d", (int)); break;
+        case PV_2FLOAT: PAIR_EQ(float_float, "%g", (double)); break;
+        case PV_2DOUBLE: PAIR_EQ(double_double, "%g", (double)); break;
         default: PAIR_EQ(ldouble_int, "%Lg", (long double)); break;
         }
         return 0;

@@ -10,13 +10,15 @@
  *  - an operation not defined on the type (§5.9.2): MPI_ERR_OP -- BAND on
  *    MPI_DOUBLE, MAXLOC on MPI_INT, SUM on MPI_C_BOOL, MAX on MPI_C_DOUBLE_COMPLEX,
  *    MAXLOC on MPI_CHAR, LAND on MPI_FLOAT, SUM on MPI_BYTE, SUM on MPI_2INT, MIN on
- *    MPI_C_FLOAT_COMPLEX.  (MPI_CHAR is text to MPI-3.1, but MPICH and Open MPI take
+ *    MPI_C_FLOAT_COMPLEX, SUM and BAND on MPI_LOGICAL, SUM and LAND on MPI_WCHAR (in
+ *    no op group), MAX on MPI_2REAL, SUM on MPI_2DOUBLE_PRECISION.  (MPI_CHAR is text to MPI-3.1, but MPICH and Open MPI take
  *    it as a C integer and so does rmaib: acc_all_type_op_pairs checks SUM and the
  *    rest on it);
  *  - a derived type mixing basic types (struct of int and double), and origin and
  *    target (or result) types of different basic types: MPI_ERR_TYPE;
  *  - MPI_Compare_and_swap on a type outside C integer / logical / byte (MPI_DOUBLE,
- *    MPI_FLOAT, MPI_LONG_DOUBLE, MPI_C_FLOAT_COMPLEX, MPI_2INT) or on a derived type
+ *    MPI_FLOAT, MPI_LONG_DOUBLE, MPI_C_FLOAT_COMPLEX, MPI_2INT, MPI_WCHAR, MPI_2REAL)
+ *    or on a derived type
  *    (contiguous(1, MPI_INT64_T), contiguous(2, MPI_INT)), and MPI_Fetch_and_op on a
  *    derived type (both take "one predefined datatype"): MPI_ERR_TYPE;
  *  - a target rank outside the group: MPI_ERR_RANK;
@@ -189,9 +191,10 @@ static void origin_checks(ewin_t *e, const char *kn)
         MPI_Wait(&req, MPI_STATUS_IGNORE);
 
     const MPI_Datatype cas_bad[] = { MPI_DOUBLE, MPI_FLOAT, MPI_LONG_DOUBLE, MPI_C_FLOAT_COMPLEX,
-                                     MPI_2INT, contig1, contig2 };
+                                     MPI_2INT, MPI_WCHAR, MPI_2REAL, contig1, contig2 };
     const char *const cas_bad_name[] = { "MPI_DOUBLE", "MPI_FLOAT", "MPI_LONG_DOUBLE",
-                                         "MPI_C_FLOAT_COMPLEX", "MPI_2INT",
+                                         "MPI_C_FLOAT_COMPLEX", "MPI_2INT", "MPI_WCHAR",
+                                         "MPI_2REAL",
                                          "contiguous(1, MPI_INT64_T)", "contiguous(2, MPI_INT)" };
     for (size_t i = 0; i < sizeof cas_bad / sizeof cas_bad[0]; i++) {
         rc = MPI_Compare_and_swap(o, c, r, cas_bad[i], right, 0, win);
@@ -312,10 +315,14 @@ static void late_checks(ewin_t *e, const char *kn)
         { "MPI_SUM on MPI_C_BOOL", 2, 2 }, { "MPI_MAX on MPI_C_DOUBLE_COMPLEX", 3, 3 },
         { "MPI_MAXLOC on MPI_CHAR", 4, 1 }, { "MPI_LAND on MPI_FLOAT", 5, 4 },
         { "MPI_SUM on MPI_BYTE", 6, 2 }, { "MPI_SUM on MPI_2INT", 7, 2 },
-        { "MPI_MIN on MPI_C_FLOAT_COMPLEX", 8, 5 },
+        { "MPI_MIN on MPI_C_FLOAT_COMPLEX", 8, 5 }, { "MPI_SUM on MPI_LOGICAL", 9, 2 },
+        { "MPI_BAND on MPI_LOGICAL", 9, 0 }, { "MPI_SUM on MPI_WCHAR", 10, 2 },
+        { "MPI_LAND on MPI_WCHAR", 10, 4 }, { "MPI_MAX on MPI_2REAL", 11, 3 },
+        { "MPI_SUM on MPI_2DOUBLE_PRECISION", 12, 2 },
     };
     const MPI_Datatype bt[] = { MPI_DOUBLE, MPI_INT, MPI_C_BOOL, MPI_C_DOUBLE_COMPLEX, MPI_CHAR,
-                                MPI_FLOAT, MPI_BYTE, MPI_2INT, MPI_C_FLOAT_COMPLEX };
+                                MPI_FLOAT, MPI_BYTE, MPI_2INT, MPI_C_FLOAT_COMPLEX, MPI_LOGICAL,
+                                MPI_WCHAR, MPI_2REAL, MPI_2DOUBLE_PRECISION };
     const MPI_Op bo[] = { MPI_BAND, MPI_MAXLOC, MPI_SUM, MPI_MAX, MPI_LAND, MPI_MIN };
 
     if (np > 2) {
