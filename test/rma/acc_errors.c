@@ -11,16 +11,16 @@
  *    MPI_DOUBLE, MAXLOC on MPI_INT, SUM on MPI_C_BOOL, MAX on MPI_C_DOUBLE_COMPLEX,
  *    MAXLOC on MPI_CHAR, LAND on MPI_FLOAT, SUM on MPI_BYTE, SUM on MPI_2INT, MIN on
  *    MPI_C_FLOAT_COMPLEX, SUM and BAND on MPI_LOGICAL, SUM and LAND on MPI_WCHAR (in
- *    no op group), MAX on MPI_2REAL, SUM on MPI_2DOUBLE_PRECISION.  (MPI_CHAR is text to MPI-3.1, but MPICH and Open MPI take
- *    it as a C integer and so does rmaib: acc_all_type_op_pairs checks SUM and the
- *    rest on it);
+ *    no op group), MAX on MPI_2REAL, SUM on MPI_2DOUBLE_PRECISION.  (MPI_CHAR is
+ *    text to MPI-3.1, but MPICH and Open MPI take it as a C integer and so does
+ *    rmaib: acc_all_type_op_pairs checks SUM and the rest on it);
  *  - a derived type mixing basic types (struct of int and double), and origin and
  *    target (or result) types of different basic types: MPI_ERR_TYPE;
  *  - MPI_Compare_and_swap on a type outside C integer / logical / byte (MPI_DOUBLE,
  *    MPI_FLOAT, MPI_LONG_DOUBLE, MPI_C_FLOAT_COMPLEX, MPI_2INT, MPI_WCHAR, MPI_2REAL)
- *    or on a derived type
- *    (contiguous(1, MPI_INT64_T), contiguous(2, MPI_INT)), and MPI_Fetch_and_op on a
- *    derived type (both take "one predefined datatype"): MPI_ERR_TYPE;
+ *    or on a derived type (contiguous(1, MPI_INT64_T), contiguous(2, MPI_INT)), and
+ *    MPI_Fetch_and_op on a derived type (both take "one predefined datatype"):
+ *    MPI_ERR_TYPE;
  *  - a target rank outside the group: MPI_ERR_RANK;
  *  - any of the family outside an epoch, or to a target that is not locked:
  *    MPI_ERR_RMA_SYNC;
