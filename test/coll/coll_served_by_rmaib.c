@@ -3,7 +3,9 @@
  * forced (testlist: RMAIB_VERBOSE=1 RMAIB_COLL_ALLREDUCE=rsag
  * RMAIB_COLL_ALLGATHER=bruck): each rank catches its own stderr in a file and
  * finds there the RMAIB_VERBOSE line of each path, and the host's line for the
- * call rmaib leaves to it (a user-defined op).
+ * call rmaib leaves to it (a user-defined op).  The Fortran pair types are rmaib's
+ * too: MINLOC on MPI_2REAL and MPI_2DOUBLE_PRECISION, on a communicator of their
+ * own so that its first line is theirs.
  */
 #include <stdio.h>
 #include <unistd.h>
@@ -48,7 +50,22 @@ int main(int argc, char **argv)
     MPI_Op_free(&op);
 
     fflush(stderr);
+    FILE *flog = tmpfile();
+    dup2(fileno(flog), 2);
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    float fs[2] = { 1.0f, (float) tap_rank }, fr[2];
+    double ds[2] = { 1.0, (double) tap_rank }, dr[2];
+    MPI_Allreduce(fs, fr, 1, MPI_2REAL, MPI_MINLOC, dup);
+    MPI_Allreduce(ds, dr, 1, MPI_2DOUBLE_PRECISION, MPI_MINLOC, dup);
+    MPI_Comm_free(&dup);
+    fflush(stderr);
     dup2(saved, 2);
+    TAP_CHECK(fr[0] == 1.0f && fr[1] == 0.0f && dr[0] == 1.0 && dr[1] == 0.0,
+              "MINLOC of equal values gave index %g and %g, want 0", fr[1], dr[1]);
+    TAP_CHECK(has_line(flog, "MPI_Allreduce on") && !has_line(flog, "served by the host"),
+              "MPI_2REAL/MPI_2DOUBLE_PRECISION MINLOC not served by rmaib");
+    fclose(flog);
     TAP_CHECK(got == tap_size - 1, "user-op allreduce gave %d", got);
     char want[128];
     const char *alg = tap_size == 1 ? "local" : "rsag";
@@ -62,6 +79,7 @@ int main(int argc, char **argv)
     TAP_CHECK(has_line(log, "MPI_Allreduce served by the host MPI"),
               "the user-defined op was not left to the host");
     fclose(log);
-    tap_ok("rmaib serves its collectives with the forced algorithms, the host a user op");
+    tap_ok("rmaib serves its collectives with the forced algorithms, the Fortran pairs "
+           "too, the host a user op");
     return tap_done();
 }
