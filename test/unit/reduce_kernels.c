@@ -27,8 +27,8 @@
 static const char *const bname[RMAIB_BASIC_COUNT] = {
     "NONE", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64",
     "FLOAT", "DOUBLE", "LONG_DOUBLE", "C_FLOAT_COMPLEX", "C_DOUBLE_COMPLEX",
-    "C_LONG_DOUBLE_COMPLEX", "BOOL", "BYTE", "CHAR", "FLOAT_INT", "DOUBLE_INT", "LONG_INT",
-    "2INT", "SHORT_INT", "LONG_DOUBLE_INT"
+    "C_LONG_DOUBLE_COMPLEX", "BOOL", "BYTE", "CHAR", "LOGICAL4", "OPAQUE4", "FLOAT_INT",
+    "DOUBLE_INT", "LONG_INT", "2INT", "SHORT_INT", "LONG_DOUBLE_INT", "2FLOAT", "2DOUBLE"
 };
 static const char *const oname[RMAIB_OP_COUNT] = {
     "?", "SUM", "PROD", "MAX", "MIN", "LAND", "LOR", "LXOR", "BAND", "BOR", "BXOR",
@@ -46,6 +46,7 @@ static const char *const oname[RMAIB_OP_COUNT] = {
 #define R_BYTE    ".......yyy..yy"   /* byte */
 #define R_CHAR    R_INTEGER          /* text to MPI-3.1, a C integer to MPICH and rmaib */
 #define R_PAIR    "..........yyyy"   /* MAXLOC/MINLOC pairs */
+#define R_OPAQUE  "............yy"   /* MPI_WCHAR: in no op group */
 
 static const char *const rules[RMAIB_BASIC_COUNT] = {
     [RMAIB_BASIC_NONE] = NULL,
@@ -61,6 +62,8 @@ static const char *const rules[RMAIB_BASIC_COUNT] = {
     [RMAIB_BASIC_FLOAT_INT] = R_PAIR, [RMAIB_BASIC_DOUBLE_INT] = R_PAIR,
     [RMAIB_BASIC_LONG_INT] = R_PAIR, [RMAIB_BASIC_2INT] = R_PAIR,
     [RMAIB_BASIC_SHORT_INT] = R_PAIR, [RMAIB_BASIC_LONG_DOUBLE_INT] = R_PAIR,
+    [RMAIB_BASIC_LOGICAL4] = R_BOOL, [RMAIB_BASIC_OPAQUE4] = R_OPAQUE,
+    [RMAIB_BASIC_2FLOAT] = R_PAIR, [RMAIB_BASIC_2DOUBLE] = R_PAIR,
 };
 
 static int allowed(rmaib_basic_t b, rmaib_op_t op)
@@ -77,7 +80,8 @@ static int cpu_type(rmaib_basic_t b)
     case RMAIB_BASIC_UINT64: case RMAIB_BASIC_FLOAT: case RMAIB_BASIC_DOUBLE:
     case RMAIB_BASIC_C_FLOAT_COMPLEX: case RMAIB_BASIC_BOOL: case RMAIB_BASIC_BYTE:
     case RMAIB_BASIC_CHAR: case RMAIB_BASIC_FLOAT_INT: case RMAIB_BASIC_2INT:
-    case RMAIB_BASIC_SHORT_INT:
+    case RMAIB_BASIC_SHORT_INT: case RMAIB_BASIC_LOGICAL4: case RMAIB_BASIC_OPAQUE4:
+    case RMAIB_BASIC_2FLOAT:
         return 1;
     default:
         return 0;
@@ -91,12 +95,15 @@ struct t_li { long v; int i; };
 struct t_ii { int v; int i; };
 struct t_si { short v; int i; };
 struct t_ldi { long double v; int i; };
+struct t_ff { float v; float i; };
+struct t_dd { double v; double i; };
 
 static const size_t c_size[RMAIB_BASIC_COUNT] = {
     0, 1, 2, 4, 8, 1, 2, 4, 8, sizeof(float), sizeof(double), sizeof(long double),
     sizeof(float _Complex), sizeof(double _Complex), sizeof(long double _Complex),
-    sizeof(_Bool), 1, sizeof(char), sizeof(struct t_fi), sizeof(struct t_di),
-    sizeof(struct t_li), sizeof(struct t_ii), sizeof(struct t_si), sizeof(struct t_ldi)
+    sizeof(_Bool), 1, sizeof(char), 4, 4, sizeof(struct t_fi), sizeof(struct t_di),
+    sizeof(struct t_li), sizeof(struct t_ii), sizeof(struct t_si), sizeof(struct t_ldi),
+    sizeof(struct t_ff), sizeof(struct t_dd)
 };
 
 static void test_rules(void)
@@ -128,7 +135,7 @@ static void test_rules(void)
             sizes_ok = 0;
         }
         int want = (b >= RMAIB_BASIC_INT8 && b <= RMAIB_BASIC_UINT64) || b == RMAIB_BASIC_BOOL
-            || b == RMAIB_BASIC_BYTE || b == RMAIB_BASIC_CHAR
+            || b == RMAIB_BASIC_LOGICAL4 || b == RMAIB_BASIC_BYTE || b == RMAIB_BASIC_CHAR
             ? RMAIB_OK : RMAIB_ERR_TYPE;
         if (rmaib_cas_valid((rmaib_basic_t) b) != want) {
             printf("# cas_valid(%s) = %d, want %d\n", bname[b], rmaib_cas_valid((rmaib_basic_t) b),
@@ -138,7 +145,7 @@ static void test_rules(void)
     }
     tap(sizes_ok && rmaib_basic_size(RMAIB_BASIC_COUNT) == 0,
         "basic_size is sizeof the C type (pairs: the struct) for every kind, 0 for NONE");
-    tap(cas_ok, "cas_valid: integers, C_BOOL and BYTE only (MPI-3.1 11.3.4)");
+    tap(cas_ok, "cas_valid: integers, C_BOOL, LOGICAL and BYTE only (MPI-3.1 11.3.4)");
 
     int sup_ok = 1, whole_ok = 1;
     for (int b = 0; b < RMAIB_BASIC_COUNT; b++)
@@ -244,11 +251,12 @@ static int64_t get_s(const unsigned char *p, size_t w)
             memcpy(e + ((h >> 40) & 1) * sizeof(T), &nan_f[(h >> 20) % 4], 4); \
     } while (0)
 
-/* A pair: few distinct values so that ties (and the index rule) come up often. */
-#define GEN_PAIR(P, VT, ...) do {                                               \
+/* A pair: few distinct values so that ties (and the index rule) come up often.
+ * IT is the index's type (int, or the real of 2REAL/2DOUBLE_PRECISION). */
+#define GEN_PAIR(P, VT, IT, ...) do {                                           \
         static const VT awk_[] = { __VA_ARGS__ };                               \
         VT v_ = awk_[(h >> 8) % NELEM(awk_)];                                   \
-        int i_ = awk_idx[(h >> 24) % NELEM(awk_idx)];                           \
+        IT i_ = (IT) awk_idx[(h >> 24) % NELEM(awk_idx)];                       \
         memcpy(e + offsetof(P, v), &v_, vbytes(sizeof v_, sizeof v_ == sizeof(long double))); \
         memcpy(e + offsetof(P, i), &i_, sizeof i_);                             \
         if (nan && sizeof v_ == 4 && h % 7 == 0 && (VT) 0.5 != 0)               \
@@ -272,6 +280,12 @@ static void gen(rmaib_basic_t b, unsigned char *e, size_t idx, int side, unsigne
     case RMAIB_BASIC_BOOL:  /* mostly 0 and 1, sometimes a non-canonical "true" byte */
         put_u(e, 1, h % 7 == 0 ? 0x80 : (h >> 8) & 1);
         break;
+    case RMAIB_BASIC_LOGICAL4:      /* the same, on 4 bytes */
+        put_u(e, 4, h % 7 == 0 ? 0x100 : (h >> 8) & 1);
+        break;
+    case RMAIB_BASIC_OPAQUE4:
+        put_u(e, 4, h >> 3);
+        break;
     case RMAIB_BASIC_FLOAT:
         GEN_REAL(float, FLT_MAX, FLT_TRUE_MIN);
         break;
@@ -293,22 +307,28 @@ static void gen(rmaib_basic_t b, unsigned char *e, size_t idx, int side, unsigne
         GEN_CPLX(long double);
         break;
     case RMAIB_BASIC_FLOAT_INT:
-        GEN_PAIR(struct t_fi, float, -1.5f, 0.0f, -0.0f, 1.5f, 1e30f, INFINITY, -INFINITY);
+        GEN_PAIR(struct t_fi, float, int, -1.5f, 0.0f, -0.0f, 1.5f, 1e30f, INFINITY, -INFINITY);
         break;
     case RMAIB_BASIC_DOUBLE_INT:
-        GEN_PAIR(struct t_di, double, -1.5, 0.0, -0.0, 1.5, 1e300, -INFINITY);
+        GEN_PAIR(struct t_di, double, int, -1.5, 0.0, -0.0, 1.5, 1e300, -INFINITY);
         break;
     case RMAIB_BASIC_LONG_DOUBLE_INT:
-        GEN_PAIR(struct t_ldi, long double, -1.5L, 0.0L, -0.0L, 1.5L, LDBL_MAX, -INFINITY);
+        GEN_PAIR(struct t_ldi, long double, int, -1.5L, 0.0L, -0.0L, 1.5L, LDBL_MAX, -INFINITY);
         break;
     case RMAIB_BASIC_LONG_INT:
-        GEN_PAIR(struct t_li, long, -2, -1, 0, 1, 2, INT64_MIN, INT64_MAX);
+        GEN_PAIR(struct t_li, long, int, -2, -1, 0, 1, 2, INT64_MIN, INT64_MAX);
         break;
     case RMAIB_BASIC_2INT:
-        GEN_PAIR(struct t_ii, int, -2, -1, 0, 1, 2, INT32_MIN, INT32_MAX);
+        GEN_PAIR(struct t_ii, int, int, -2, -1, 0, 1, 2, INT32_MIN, INT32_MAX);
         break;
     case RMAIB_BASIC_SHORT_INT:
-        GEN_PAIR(struct t_si, short, -2, -1, 0, 1, 2, INT16_MIN, INT16_MAX);
+        GEN_PAIR(struct t_si, short, int, -2, -1, 0, 1, 2, INT16_MIN, INT16_MAX);
+        break;
+    case RMAIB_BASIC_2FLOAT:
+        GEN_PAIR(struct t_ff, float, float, -1.5f, 0.0f, -0.0f, 1.5f, 1e30f, -INFINITY);
+        break;
+    case RMAIB_BASIC_2DOUBLE:
+        GEN_PAIR(struct t_dd, double, double, -1.5, 0.0, -0.0, 1.5, 1e300, INFINITY);
         break;
     default:
         break;
@@ -344,9 +364,9 @@ static void gen(rmaib_basic_t b, unsigned char *e, size_t idx, int side, unsigne
     } while (0)
 
 /* MPI-3.1 §5.9.4: w = max(u, v); k = i if u > v, min(i, j) if u == v, j if u < v. */
-#define REF_PAIR(P, VT) do {                                                    \
+#define REF_PAIR(P, VT, IT) do {                                                \
         VT u_, v_;                                                              \
-        int i_, j_;                                                             \
+        IT i_, j_;                                                              \
         memcpy(&u_, x + offsetof(P, v), sizeof u_);                             \
         memcpy(&i_, x + offsetof(P, i), sizeof i_);                             \
         memcpy(&v_, y + offsetof(P, v), sizeof v_);                             \
@@ -378,7 +398,7 @@ static void ref_elem(rmaib_basic_t b, rmaib_op_t op, unsigned char *x, const uns
     case RMAIB_BASIC_INT8: case RMAIB_BASIC_INT16: case RMAIB_BASIC_INT32: case RMAIB_BASIC_INT64:
     case RMAIB_BASIC_UINT8: case RMAIB_BASIC_UINT16: case RMAIB_BASIC_UINT32:
     case RMAIB_BASIC_UINT64: case RMAIB_BASIC_BOOL: case RMAIB_BASIC_BYTE:
-    case RMAIB_BASIC_CHAR: {
+    case RMAIB_BASIC_CHAR: case RMAIB_BASIC_LOGICAL4: {
         uint64_t a = get_u(x, w), c = get_u(y, w), r = a;
         int64_t sa = get_s(x, w), sc = get_s(y, w);
         int cgt = is_signed(b) ? sc > sa : c > a;     /* operand greater than target */
@@ -405,12 +425,14 @@ static void ref_elem(rmaib_basic_t b, rmaib_op_t op, unsigned char *x, const uns
     case RMAIB_BASIC_C_FLOAT_COMPLEX: REF_CPLX(float); break;
     case RMAIB_BASIC_C_DOUBLE_COMPLEX: REF_CPLX(double); break;
     case RMAIB_BASIC_C_LONG_DOUBLE_COMPLEX: REF_CPLX(long double); break;
-    case RMAIB_BASIC_FLOAT_INT: REF_PAIR(struct t_fi, float); break;
-    case RMAIB_BASIC_DOUBLE_INT: REF_PAIR(struct t_di, double); break;
-    case RMAIB_BASIC_LONG_INT: REF_PAIR(struct t_li, long); break;
-    case RMAIB_BASIC_2INT: REF_PAIR(struct t_ii, int); break;
-    case RMAIB_BASIC_SHORT_INT: REF_PAIR(struct t_si, short); break;
-    case RMAIB_BASIC_LONG_DOUBLE_INT: REF_PAIR(struct t_ldi, long double); break;
+    case RMAIB_BASIC_FLOAT_INT: REF_PAIR(struct t_fi, float, int); break;
+    case RMAIB_BASIC_DOUBLE_INT: REF_PAIR(struct t_di, double, int); break;
+    case RMAIB_BASIC_LONG_INT: REF_PAIR(struct t_li, long, int); break;
+    case RMAIB_BASIC_2INT: REF_PAIR(struct t_ii, int, int); break;
+    case RMAIB_BASIC_SHORT_INT: REF_PAIR(struct t_si, short, int); break;
+    case RMAIB_BASIC_LONG_DOUBLE_INT: REF_PAIR(struct t_ldi, long double, int); break;
+    case RMAIB_BASIC_2FLOAT: REF_PAIR(struct t_ff, float, float); break;
+    case RMAIB_BASIC_2DOUBLE: REF_PAIR(struct t_dd, double, double); break;
     default: break;
     }
 }
