@@ -157,7 +157,7 @@ static void test_predefined(void)
         P(MPI_UNSIGNED_CHAR, RMAIB_BASIC_UINT8),
         P(MPI_BYTE, RMAIB_BASIC_BYTE),
         P(MPI_PACKED, RMAIB_BASIC_BYTE),
-        P(MPI_WCHAR, uint_of(sizeof(wchar_t))),
+        P(MPI_WCHAR, sizeof(wchar_t) == 4 ? RMAIB_BASIC_OPAQUE4 : RMAIB_BASIC_NONE),
         P(MPI_SHORT, sint_of(sizeof(short))),
         P(MPI_UNSIGNED_SHORT, uint_of(sizeof(short))),
         P(MPI_INT, sint_of(sizeof(int))),
@@ -200,8 +200,8 @@ static void test_predefined(void)
         P(MPI_COMPLEX, ANY_BASIC),
         P(MPI_DOUBLE_COMPLEX, ANY_BASIC),
         P(MPI_2INTEGER, ANY_BASIC),
-        P(MPI_2REAL, RMAIB_BASIC_NONE),
-        P(MPI_2DOUBLE_PRECISION, RMAIB_BASIC_NONE),
+        P(MPI_2REAL, ANY_BASIC),
+        P(MPI_2DOUBLE_PRECISION, ANY_BASIC),
     };
 #undef P
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
@@ -226,6 +226,13 @@ static void test_predefined(void)
                   "MPI_DOUBLE_PRECISION basic");
         TAP_CHECK(sz != 16 || rmaib_mpi_basic(MPI_DOUBLE_COMPLEX) == RMAIB_BASIC_C_DOUBLE_COMPLEX,
                   "MPI_DOUBLE_COMPLEX basic");
+        TAP_CHECK(sr != 4 || rmaib_mpi_basic(MPI_2REAL) == RMAIB_BASIC_2FLOAT, "MPI_2REAL basic");
+        TAP_CHECK(sd != 8 || rmaib_mpi_basic(MPI_2DOUBLE_PRECISION) == RMAIB_BASIC_2DOUBLE,
+                  "MPI_2DOUBLE_PRECISION basic");
+        int sl;
+        MPI_Type_size(MPI_LOGICAL, &sl);
+        TAP_CHECK(rmaib_mpi_basic(MPI_LOGICAL)
+                  == (sl == 4 ? RMAIB_BASIC_LOGICAL4 : RMAIB_BASIC_NONE), "MPI_LOGICAL basic");
         tap_ok("Fortran numeric types map to the C type of their width");
     } else {
         tap_skip("Fortran numeric types map to the C type of their width", "no Fortran types");
