@@ -254,3 +254,36 @@ void rmaib_coll_consume(void *dst, void *slot, size_t n, const coll_red_t *red)
         memcpy(dst, slot, n);
     }
 }
+
+/* Move a message step as far as it goes: chunk i is received only after chunk i
+ * is sent, because sbuf and rbuf may be one buffer. */
+int rmaib_coll_run_msg(rmaib_coll_t *c, coll_step_t *s, int *moved)
+{
+    size_t chunk = rmaib_coll_chunk(c, s->has_red ? &s->red : NULL);
+    int rc = RMAIB_OK;
+    for (;;) {
+        int step = 0;
+        if (s->soff < s->slen) {
+            size_t n = s->slen - s->soff < chunk ? s->slen - s->soff : chunk;
+            if (rmaib_coll_try_send(c, s->dst, s->sbuf + s->soff, n, &rc)) {
+                s->soff += n;
+                step = 1;
+            }
+        }
+        if (rc == RMAIB_OK && s->roff < s->rlen && (s->roff < s->soff || s->soff >= s->slen)) {
+            size_t n = s->rlen - s->roff < chunk ? s->rlen - s->roff : chunk;
+            void *in = (void *) rmaib_coll_try_peek(c, s->src, n);
+            if (in) {
+                rmaib_coll_consume(s->rbuf + s->roff, in, n, s->has_red ? &s->red : NULL);
+                rc = rmaib_coll_recv_done(c, s->src);
+                s->roff += n;
+                step = 1;
+            }
+        }
+        *moved |= step;
+        if (rc != RMAIB_OK || !step)
+            break;
+    }
+    s->done = s->soff >= s->slen && s->roff >= s->rlen;
+    return rc;
+}

@@ -127,6 +127,8 @@ static inline size_t rmaib_coll_chunk(const rmaib_coll_t *c, const coll_red_t *r
 }
 /* Consume one received chunk of n bytes at dst. */
 void rmaib_coll_consume(void *dst, void *slot, size_t n, const coll_red_t *red);
+/* Move a message step as far as it goes without waiting (sets s->done). */
+int rmaib_coll_run_msg(rmaib_coll_t *c, coll_step_t *s, int *moved);
 
 /* ---- building a schedule (sched.c).  Steps go into the current round. */
 coll_step_t *rmaib_sched_msg(rmaib_coll_t *c, int dst, const void *sbuf, size_t slen, int src,

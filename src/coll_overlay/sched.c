@@ -107,44 +107,11 @@ void rmaib_sched_round(rmaib_coll_t *c)
 
 /* ---------------------------------------------------------------- running */
 
-/* Move a message step as far as it goes: chunk i is received only after chunk i
- * is sent, because sbuf and rbuf may be one buffer. */
-static int run_msg(rmaib_coll_t *c, coll_step_t *s, int *moved)
-{
-    size_t chunk = rmaib_coll_chunk(c, s->has_red ? &s->red : NULL);
-    int rc = RMAIB_OK;
-    for (;;) {
-        int step = 0;
-        if (s->soff < s->slen) {
-            size_t n = s->slen - s->soff < chunk ? s->slen - s->soff : chunk;
-            if (rmaib_coll_try_send(c, s->dst, s->sbuf + s->soff, n, &rc)) {
-                s->soff += n;
-                step = 1;
-            }
-        }
-        if (rc == RMAIB_OK && s->roff < s->rlen && (s->roff < s->soff || s->soff >= s->slen)) {
-            size_t n = s->rlen - s->roff < chunk ? s->rlen - s->roff : chunk;
-            void *in = (void *) rmaib_coll_try_peek(c, s->src, n);
-            if (in) {
-                rmaib_coll_consume(s->rbuf + s->roff, in, n, s->has_red ? &s->red : NULL);
-                rc = rmaib_coll_recv_done(c, s->src);
-                s->roff += n;
-                step = 1;
-            }
-        }
-        *moved |= step;
-        if (rc != RMAIB_OK || !step)
-            break;
-    }
-    s->done = s->soff >= s->slen && s->roff >= s->rlen;
-    return rc;
-}
-
 static int run_step(rmaib_coll_t *c, coll_step_t *s, int *moved)
 {
     switch (s->kind) {
     case STEP_MSG:
-        return run_msg(c, s, moved);
+        return rmaib_coll_run_msg(c, s, moved);
     case STEP_COPY:
         memmove(s->rbuf, s->sbuf, s->rlen);
         break;
@@ -361,14 +328,12 @@ static int run_direct(rmaib_coll_t *c, const coll_call_t *call)
         rc = run_rounds(c, &moved);
         if (c->rs >= c->nsteps)
             break;
-        if (moved)
-            continue;
-        /* A pass that was stopped by one flag alone can do nothing until that
-         * flag rises: watch the word, not the whole round. */
+        /* A pass that was stopped by one flag alone can do nothing more until
+         * that flag rises: watch the word, not the whole round. */
         if (c->nwait == 1)
             while (rmaib_load(c->wait_word) < c->wait_k)
                 rmaib_backoff(&bo);
-        else
+        else if (!moved)
             rmaib_backoff(&bo);
     }
     c->built = 0;
