@@ -51,7 +51,7 @@ static int bruck(rmaib_coll_t *c, char *rbuf, size_t bytes)
     char *t = rmaib_coll_scratch(c, (size_t) p * bytes);
     if (!t)
         return RMAIB_ERR_NO_MEM;
-    memcpy(t, rbuf + (size_t) me * bytes, bytes);
+    rmaib_sched_pre(c, t, rbuf + (size_t) me * bytes, bytes);
     for (int d = 1; d < p; d *= 2) {
         size_t n = (size_t) (d < p - d ? d : p - d) * bytes;
         rmaib_sched_msg(c, (me - d + p) % p, t, n, (me + d) % p, t + (size_t) d * bytes, n, NULL);
@@ -77,7 +77,7 @@ int rmaib_coll_build_allgather(rmaib_coll_t *c, const coll_call_t *call)
         return RMAIB_OK;
     char *r = call->rbuf;
     if (call->sbuf)
-        memcpy(r + (size_t) c->rank * bytes, call->sbuf, bytes);
+        rmaib_sched_pre(c, r + (size_t) c->rank * bytes, call->sbuf, bytes);
     if (p == 1)
         return RMAIB_OK;
     if (a == RMAIB_AG_RING)

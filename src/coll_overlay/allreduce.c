@@ -32,7 +32,7 @@ static int flat(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t bytes, col
     if (!mine) {                /* in place: rbuf is overwritten before we fold ours in */
         if (!(mine = rmaib_coll_scratch(c, bytes)))
             return RMAIB_ERR_NO_MEM;
-        memcpy((void *) mine, rbuf, bytes);
+        rmaib_sched_pre(c, (void *) mine, rbuf, bytes);
     }
     for (int i = 1; i < p; i++)
         rmaib_sched_msg(c, (me + i) % p, mine, bytes, 0, NULL, 0, NULL);
@@ -149,7 +149,7 @@ int rmaib_coll_build_allreduce(rmaib_coll_t *c, const coll_call_t *call)
     if (c->nranks > 1 && a == RMAIB_AR_FLAT)
         return flat(c, sbuf, rbuf, bytes, &red);
     if (sbuf)
-        memcpy(rbuf, sbuf, bytes);
+        rmaib_sched_pre(c, rbuf, sbuf, bytes);
     if (c->nranks == 1)
         return RMAIB_OK;
     if (a == RMAIB_AR_DPML)

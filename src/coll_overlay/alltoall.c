@@ -54,7 +54,8 @@ static int bruck(rmaib_coll_t *c, const char *s, char *r, size_t bytes)
         return RMAIB_ERR_NO_MEM;
     char *pk = t + all, *un = pk + half;
     for (int i = 0; i < p; i++)
-        memcpy(t + (size_t) i * bytes, s + (size_t) ((me + i) % p) * bytes, bytes);
+        rmaib_sched_pre(c, t + (size_t) i * bytes, s + (size_t) ((me + i) % p) * bytes,
+                        bytes);
     for (int d = 1; d < p; d *= 2) {
         size_t n = 0;
         for (int i = d; i < p; i++)
@@ -91,10 +92,10 @@ int rmaib_coll_build_alltoall(rmaib_coll_t *c, const coll_call_t *call)
         char *t = rmaib_coll_scratch(c, all);
         if (!t)
             return RMAIB_ERR_NO_MEM;
-        memcpy(t, r, all);
+        rmaib_sched_pre(c, t, r, all);
         s = t;
     }
-    memcpy(r + (size_t) me * bytes, s + (size_t) me * bytes, bytes);
+    rmaib_sched_pre(c, r + (size_t) me * bytes, s + (size_t) me * bytes, bytes);
     for (int i = 1; i < p; i++) {
         int dst = (me + i) % p, src = (me - i + p) % p;
         rmaib_sched_msg(c, dst, s + (size_t) dst * bytes, bytes, src, r + (size_t) src * bytes,

@@ -198,8 +198,12 @@ int rmaib_coll_try_send(rmaib_coll_t *c, int peer, const void *buf, size_t len, 
 {
     rmaib_win_t *w = c->win;
     uint64_t k = c->sent[peer] + 1;
-    if (k > 2 && rmaib_load(my_word(c, peer, 2)) < k - 2)
-        return 0;               /* its slot is not free again yet */
+    if (k > 2 && rmaib_load(my_word(c, peer, 2)) < k - 2) {
+        c->nwait++;             /* its slot is not free again yet */
+        c->wait_word = my_word(c, peer, 2);
+        c->wait_k = k - 2;
+        return 0;
+    }
     c->sent[peer] = k;
     const rmaib_tp_ops_t *tp = w->peers[peer].tp;
     *rc = RMAIB_OK;
@@ -220,8 +224,12 @@ int rmaib_coll_try_send(rmaib_coll_t *c, int peer, const void *buf, size_t len, 
 const void *rmaib_coll_try_peek(rmaib_coll_t *c, int peer, size_t len)
 {
     uint64_t k = c->recvd[peer] + 1;
-    if (rmaib_load(my_word(c, peer, (int) (k & 1))) < k)
+    if (rmaib_load(my_word(c, peer, (int) (k & 1))) < k) {
+        c->nwait++;
+        c->wait_word = my_word(c, peer, (int) (k & 1));
+        c->wait_k = k;
         return NULL;
+    }
     if (inline_to(c, peer, len))
         return my_word(c, peer, 3 + 2 * (int) (k & 1));
     return (const char *) c->win->base + slot_off(c, peer, k);
@@ -232,11 +240,6 @@ int rmaib_coll_recv_done(rmaib_coll_t *c, int peer)
 {
     uint64_t k = ++c->recvd[peer];
     return rmaib_ctrl_store(c->win, peer, peer_word_off(c, 2), k);
-}
-
-size_t rmaib_coll_chunk(const rmaib_coll_t *c, const coll_red_t *red)
-{
-    return red ? c->slot - c->slot % red->esize : c->slot;
 }
 
 void rmaib_coll_consume(void *dst, void *slot, size_t n, const coll_red_t *red)
@@ -250,4 +253,37 @@ void rmaib_coll_consume(void *dst, void *slot, size_t n, const coll_red_t *red)
         rmaib_reduce(red->b, red->op, slot, dst, n / red->esize);
         memcpy(dst, slot, n);
     }
+}
+
+/* Move a message step as far as it goes: chunk i is received only after chunk i
+ * is sent, because sbuf and rbuf may be one buffer. */
+int rmaib_coll_run_msg(rmaib_coll_t *c, coll_step_t *s, int *moved)
+{
+    size_t chunk = rmaib_coll_chunk(c, s->has_red ? &s->red : NULL);
+    int rc = RMAIB_OK;
+    for (;;) {
+        int step = 0;
+        if (s->soff < s->slen) {
+            size_t n = s->slen - s->soff < chunk ? s->slen - s->soff : chunk;
+            if (rmaib_coll_try_send(c, s->dst, s->sbuf + s->soff, n, &rc)) {
+                s->soff += n;
+                step = 1;
+            }
+        }
+        if (rc == RMAIB_OK && s->roff < s->rlen && (s->roff < s->soff || s->soff >= s->slen)) {
+            size_t n = s->rlen - s->roff < chunk ? s->rlen - s->roff : chunk;
+            void *in = (void *) rmaib_coll_try_peek(c, s->src, n);
+            if (in) {
+                rmaib_coll_consume(s->rbuf + s->roff, in, n, s->has_red ? &s->red : NULL);
+                rc = rmaib_coll_recv_done(c, s->src);
+                s->roff += n;
+                step = 1;
+            }
+        }
+        *moved |= step;
+        if (rc != RMAIB_OK || !step)
+            break;
+    }
+    s->done = s->soff >= s->slen && s->roff >= s->rlen;
+    return rc;
 }

@@ -93,7 +93,18 @@ struct rmaib_coll {
      * current round [rs, re) and its dependency counter. */
     coll_step_t *steps;
     int nsteps, cap_steps, rs, re, pending, built, err;
+    /* What the last pass found it could not do for want of a flag: how many
+     * times, and the last such flag word and the count it waits for. */
+    int nwait;
+    const uint64_t *wait_word;
+    uint64_t wait_k;
     char token;             /* the barrier's message */
+    /* The call the steps were last built for and the copies its builder made
+     * before any step ran (sched_pre): a blocking call that repeats it replays
+     * those and runs the same steps again, unbuilt (reusable: at most two). */
+    coll_call_t last;
+    int reusable, npre;
+    struct coll_pre { void *dst; const void *src; size_t n; } pre[2];
     /* Calls started and not reported, oldest first, in a ring of qcap; the first
      * qdone of them have finished (the progress thread reports nothing). */
     coll_call_t *q;
@@ -110,9 +121,14 @@ int rmaib_coll_try_send(rmaib_coll_t *c, int peer, const void *buf, size_t len, 
 const void *rmaib_coll_try_peek(rmaib_coll_t *c, int peer, size_t len);
 int rmaib_coll_recv_done(rmaib_coll_t *c, int peer);
 /* Bytes of one chunk of a message step (whole elements with red). */
-size_t rmaib_coll_chunk(const rmaib_coll_t *c, const coll_red_t *red);
+static inline size_t rmaib_coll_chunk(const rmaib_coll_t *c, const coll_red_t *red)
+{
+    return red ? c->slot - c->slot % red->esize : c->slot;
+}
 /* Consume one received chunk of n bytes at dst. */
 void rmaib_coll_consume(void *dst, void *slot, size_t n, const coll_red_t *red);
+/* Move a message step as far as it goes without waiting (sets s->done). */
+int rmaib_coll_run_msg(rmaib_coll_t *c, coll_step_t *s, int *moved);
 
 /* ---- building a schedule (sched.c).  Steps go into the current round. */
 coll_step_t *rmaib_sched_msg(rmaib_coll_t *c, int dst, const void *sbuf, size_t slen, int src,
@@ -122,6 +138,8 @@ coll_step_t *rmaib_sched_reduce(rmaib_coll_t *c, const coll_red_t *red, void *in
                                 const void *in, size_t n);
 coll_step_t *rmaib_sched_fn(rmaib_coll_t *c, coll_step_fn *fn, const void *sbuf, void *rbuf,
                             size_t len);
+/* Copy n bytes now, while building, and again whenever the schedule is reused. */
+void rmaib_sched_pre(rmaib_coll_t *c, void *dst, const void *src, size_t n);
 /* Close the current round: later steps wait for all of it. */
 void rmaib_sched_round(rmaib_coll_t *c);
 /* Steps a schedule may need on a group of p ranks. */

@@ -11,6 +11,10 @@
  * rank that computes still moves its part; it completes no request (it may not
  * call the host MPI), the next MPI thread to progress does.
  *
+ * A blocking call that finds the queue empty skips it: it builds (or, when it
+ * repeats the last call, reuses) the steps and runs them to completion at once,
+ * the same schedule without the ring; behind queued calls it waits its turn.
+ *
  * Resources are fixed when the communicator's collective state is made: a ring
  * of RMAIB_COLL_QUEUE calls, a step array sized for the longest schedule of the
  * group, and the window's slots.  A start that finds the ring full progresses
@@ -87,6 +91,14 @@ coll_step_t *rmaib_sched_fn(rmaib_coll_t *c, coll_step_fn *fn, const void *sbuf,
     return s;
 }
 
+void rmaib_sched_pre(rmaib_coll_t *c, void *dst, const void *src, size_t n)
+{
+    memcpy(dst, src, n);
+    if (c->npre < 2)
+        c->pre[c->npre] = (struct coll_pre) { dst, src, n };
+    c->npre++;                  /* past two: the schedule is not reused */
+}
+
 /* A round ends where a step's chain is 2: the first step of the next round. */
 void rmaib_sched_round(rmaib_coll_t *c)
 {
@@ -95,44 +107,11 @@ void rmaib_sched_round(rmaib_coll_t *c)
 
 /* ---------------------------------------------------------------- running */
 
-/* Move a message step as far as it goes: chunk i is received only after chunk i
- * is sent, because sbuf and rbuf may be one buffer. */
-static int run_msg(rmaib_coll_t *c, coll_step_t *s, int *moved)
-{
-    size_t chunk = rmaib_coll_chunk(c, s->has_red ? &s->red : NULL);
-    int rc = RMAIB_OK;
-    for (;;) {
-        int step = 0;
-        if (s->soff < s->slen) {
-            size_t n = s->slen - s->soff < chunk ? s->slen - s->soff : chunk;
-            if (rmaib_coll_try_send(c, s->dst, s->sbuf + s->soff, n, &rc)) {
-                s->soff += n;
-                step = 1;
-            }
-        }
-        if (rc == RMAIB_OK && s->roff < s->rlen && (s->roff < s->soff || s->soff >= s->slen)) {
-            size_t n = s->rlen - s->roff < chunk ? s->rlen - s->roff : chunk;
-            void *in = (void *) rmaib_coll_try_peek(c, s->src, n);
-            if (in) {
-                rmaib_coll_consume(s->rbuf + s->roff, in, n, s->has_red ? &s->red : NULL);
-                rc = rmaib_coll_recv_done(c, s->src);
-                s->roff += n;
-                step = 1;
-            }
-        }
-        *moved |= step;
-        if (rc != RMAIB_OK || !step)
-            break;
-    }
-    s->done = s->soff >= s->slen && s->roff >= s->rlen;
-    return rc;
-}
-
 static int run_step(rmaib_coll_t *c, coll_step_t *s, int *moved)
 {
     switch (s->kind) {
     case STEP_MSG:
-        return run_msg(c, s, moved);
+        return rmaib_coll_run_msg(c, s, moved);
     case STEP_COPY:
         memmove(s->rbuf, s->sbuf, s->rlen);
         break;
@@ -162,6 +141,7 @@ static void open_round(rmaib_coll_t *c, int rs)
 static int run_rounds(rmaib_coll_t *c, int *moved)
 {
     int rc = RMAIB_OK;
+    c->nwait = 0;
     while (c->rs < c->nsteps && rc == RMAIB_OK) {
         for (int i = c->rs; i < c->re && rc == RMAIB_OK; i++) {
             coll_step_t *s = &c->steps[i];
@@ -183,6 +163,8 @@ static int build(rmaib_coll_t *c, const coll_call_t *call)
     c->nsteps = 0;
     c->rs = 0;
     c->err = RMAIB_OK;
+    c->npre = 0;
+    c->reusable = 0;            /* until the build below completes */
     int rc;
     switch (call->kind) {
     case COLL_ALLREDUCE:
@@ -206,7 +188,30 @@ static int build(rmaib_coll_t *c, const coll_call_t *call)
     }
     c->built = 1;
     open_round(c, 0);
-    return rc != RMAIB_OK ? rc : c->err;
+    rc = rc != RMAIB_OK ? rc : c->err;
+    c->last = *call;
+    c->reusable = rc == RMAIB_OK && c->npre <= 2;
+    return rc;
+}
+
+/* The steps last built, for call again if it repeats that call: its copies
+ * replayed, its steps made new.  0 if it does not. */
+static int rebuild(rmaib_coll_t *c, const coll_call_t *call)
+{
+    const coll_call_t *l = &c->last;
+    if (!c->reusable || l->kind != call->kind || l->sbuf != call->sbuf || l->rbuf != call->rbuf
+        || l->n != call->n || l->b != call->b || l->op != call->op)
+        return 0;
+    for (int i = 0; i < c->npre; i++)
+        memcpy(c->pre[i].dst, c->pre[i].src, c->pre[i].n);
+    for (int i = 0; i < c->nsteps; i++) {
+        coll_step_t *s = &c->steps[i];
+        s->done = 0;
+        s->soff = s->roff = 0;
+    }
+    c->built = 1;
+    open_round(c, 0);
+    return 1;
 }
 
 /* ---------------------------------------------------------------- the queue */
@@ -311,9 +316,41 @@ static void note_done(void *arg, int err)
     *(int *) arg = err;
 }
 
+/* A blocking call with nothing queued before it runs at once, from the steps it
+ * built last time if it repeats the last call: the same schedule, without the
+ * queue.  We hold c->busy throughout (the progress thread skips c meanwhile). */
+static int run_direct(rmaib_coll_t *c, const coll_call_t *call)
+{
+    int rc = rebuild(c, call) ? RMAIB_OK : build(c, call);
+    RMAIB_BACKOFF(bo);
+    while (rc == RMAIB_OK) {
+        int moved = 0;
+        rc = run_rounds(c, &moved);
+        if (c->rs >= c->nsteps)
+            break;
+        /* A pass that was stopped by one flag alone can do nothing more until
+         * that flag rises: watch the word, not the whole round. */
+        if (c->nwait == 1)
+            while (rmaib_load(c->wait_word) < c->wait_k)
+                rmaib_backoff(&bo);
+        else if (!moved)
+            rmaib_backoff(&bo);
+    }
+    c->built = 0;
+    return rc;
+}
+
 /* The blocking form: start, then progress until our call has finished. */
 static int run(rmaib_coll_t *c, coll_call_t *call)
 {
+    if (try_take(c)) {
+        if (c->qlen == 0) {
+            int rc = run_direct(c, call);
+            give_back(c);
+            return rc;
+        }
+        give_back(c);
+    }
     int err = -1;
     call->done = note_done;
     call->arg = &err;
