@@ -1,12 +1,13 @@
 /*
  * What only librmaib-nm, the binding inside MPICH's ch4:rmaib netmod, needs: window
- * creation behind the netmod's own MPIR_Win, its info keys, and serving rmaib's
- * network endpoint from MPICH's progress engine.
+ * creation behind the netmod's own MPIR_Win, its info keys, serving rmaib's network
+ * endpoint from MPICH's progress engine, and the glue's fast path for the hot calls.
  */
 #include "rmaib_nm.h"
 #include "errors.h"
 #include "handles.h"
 #include "host.h"
+#include "rma.h"
 
 static int rmaib_flavor(int mpi_flavor)
 {
@@ -53,4 +54,75 @@ int rmaib_nm_progress(void)
     rmaib_poll(&round);
     rmaib_nm_busy--;
     return MPI_SUCCESS;
+}
+
+/* The glue's fast path (rmaib_nm.h): the window by pointer, and no MPI_PROC_NULL
+ * test, since MPICH's binding never passes it on; the checks are otherwise those of
+ * the MPI_* entries. */
+rmaib_nm_win_t *rmaib_nm_win_of(MPI_Win handle)
+{
+    return rmaib_mpi_win_find(handle);
+}
+
+int rmaib_nm_put(rmaib_nm_win_t *bw, const void *oaddr, int ocount, MPI_Datatype otype, int rank,
+                 MPI_Aint disp, int tcount, MPI_Datatype ttype)
+{
+    const rmaib_layout_t *ol, *tl;
+    int e, rerr = rmaib_mpi_rma_resolve(ocount, otype, tcount, ttype, &ol, &tl, &e);
+    if (rerr == RMAIB_OK)
+        rerr = rmaib_put(bw->core, oaddr, (size_t) ocount, ol, rank, disp, (size_t) tcount, tl,
+                         0);
+    return rmaib_mpi_win_ret(bw, rerr);
+}
+
+int rmaib_nm_get(rmaib_nm_win_t *bw, void *oaddr, int ocount, MPI_Datatype otype, int rank,
+                 MPI_Aint disp, int tcount, MPI_Datatype ttype)
+{
+    const rmaib_layout_t *ol, *tl;
+    int e, rerr = rmaib_mpi_rma_resolve(ocount, otype, tcount, ttype, &ol, &tl, &e);
+    if (rerr == RMAIB_OK)
+        rerr = rmaib_get(bw->core, oaddr, (size_t) ocount, ol, rank, disp, (size_t) tcount, tl,
+                         0);
+    return rmaib_mpi_win_ret(bw, rerr);
+}
+
+int rmaib_nm_accumulate(rmaib_nm_win_t *bw, const void *oaddr, int ocount, MPI_Datatype otype,
+                        int rank, MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op)
+{
+    const rmaib_layout_t *ol, *tl;
+    rmaib_op_t rop;
+    int rerr = rmaib_mpi_acc_resolve(ocount, otype, tcount, ttype, op, &ol, &tl, &rop);
+    if (rerr == RMAIB_OK)
+        rerr = rmaib_accumulate(bw->core, oaddr, (size_t) ocount, ol, rank, disp,
+                                (size_t) tcount, tl, rop, 0);
+    return rmaib_mpi_win_ret(bw, rerr);
+}
+
+int rmaib_nm_fetch_and_op(rmaib_nm_win_t *bw, const void *oaddr, void *raddr, MPI_Datatype type,
+                          int rank, MPI_Aint disp, MPI_Op op)
+{
+    const rmaib_layout_t *l = rmaib_mpi_layout_named(type);
+    rmaib_op_t rop = rmaib_mpi_op_of(op);
+    int rerr = !rop ? RMAIB_ERR_OP : !l ? RMAIB_ERR_TYPE
+        : rmaib_fetch_and_op(bw->core, oaddr, raddr, l, rank, disp, rop);
+    return rmaib_mpi_win_ret(bw, rerr);
+}
+
+int rmaib_nm_compare_and_swap(rmaib_nm_win_t *bw, const void *oaddr, const void *caddr,
+                              void *raddr, MPI_Datatype type, int rank, MPI_Aint disp)
+{
+    const rmaib_layout_t *l = rmaib_mpi_layout_named(type);
+    int rerr = !l ? RMAIB_ERR_TYPE
+        : rmaib_compare_and_swap(bw->core, oaddr, caddr, raddr, l, rank, disp);
+    return rmaib_mpi_win_ret(bw, rerr);
+}
+
+int rmaib_nm_flush(rmaib_nm_win_t *bw, int rank)
+{
+    return rmaib_mpi_win_ret(bw, rmaib_flush(bw->core, rank));
+}
+
+int rmaib_nm_flush_local(rmaib_nm_win_t *bw, int rank)
+{
+    return rmaib_mpi_win_ret(bw, rmaib_flush_local(bw->core, rank));
 }

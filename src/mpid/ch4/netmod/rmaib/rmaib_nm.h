@@ -18,6 +18,28 @@ int rmaib_nm_win_info_keys(MPI_Win win, MPI_Info info);
 /* Serve rmaib's network endpoint once, from MPICH's progress engine. */
 int rmaib_nm_progress(void);
 
+/* The glue's fast path: rmaib's window behind the host window handle, which the
+ * glue keeps in its MPIR_Win, and the hot calls on it, skipping the handle lookup
+ * and the MPI_PROC_NULL test (MPICH's binding returns for it, error checking or
+ * not); every other check of rmaib's stays. */
+typedef struct rmaib_mpi_win rmaib_nm_win_t;
+/* Where the glue keeps it: UCX's per-window table pointer, which only UCX's window
+ * hooks and RMA use, and neither runs on an rmaib window (rmaib_noinline.h). */
+#define MPIDI_RMAIB_WIN_PTR(win) ((win)->dev.netmod.ucx.info_table)
+rmaib_nm_win_t *rmaib_nm_win_of(MPI_Win handle);
+int rmaib_nm_put(rmaib_nm_win_t *w, const void *oaddr, int ocount, MPI_Datatype otype, int rank,
+                 MPI_Aint disp, int tcount, MPI_Datatype ttype);
+int rmaib_nm_get(rmaib_nm_win_t *w, void *oaddr, int ocount, MPI_Datatype otype, int rank,
+                 MPI_Aint disp, int tcount, MPI_Datatype ttype);
+int rmaib_nm_accumulate(rmaib_nm_win_t *w, const void *oaddr, int ocount, MPI_Datatype otype,
+                        int rank, MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op);
+int rmaib_nm_fetch_and_op(rmaib_nm_win_t *w, const void *oaddr, void *raddr, MPI_Datatype type,
+                          int rank, MPI_Aint disp, MPI_Op op);
+int rmaib_nm_compare_and_swap(rmaib_nm_win_t *w, const void *oaddr, const void *caddr,
+                              void *raddr, MPI_Datatype type, int rank, MPI_Aint disp);
+int rmaib_nm_flush(rmaib_nm_win_t *w, int rank);
+int rmaib_nm_flush_local(rmaib_nm_win_t *w, int rank);
+
 int rmaib_nm_Win_free(MPI_Win *win);
 int rmaib_nm_Win_attach(MPI_Win win, void *base, MPI_Aint size);
 int rmaib_nm_Win_detach(MPI_Win win, const void *base);

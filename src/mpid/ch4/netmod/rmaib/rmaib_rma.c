@@ -6,6 +6,11 @@
 #include "mpidimpl.h"
 #include "rmaib_nm.h"
 
+/* rmaib's window behind win, stored at its creation (rmaib_win.c): the hot calls
+ * reach it without the handle lookup.  MPICH's binding has returned for
+ * MPI_PROC_NULL before they are called. */
+#define RW(win) ((rmaib_nm_win_t *) (void *) MPIDI_RMAIB_WIN_PTR(win))
+
 int MPIDI_RMAIB_progress(void)
 {
     return rmaib_nm_progress();
@@ -27,7 +32,7 @@ int MPIDI_RMAIB_put(const void *oaddr, int ocount, MPI_Datatype otype, int rank,
 {
     MPI_Request h;
     if (!req)
-        return rmaib_nm_Put(oaddr, ocount, otype, rank, disp, tcount, ttype, win->handle);
+        return rmaib_nm_put(RW(win), oaddr, ocount, otype, rank, disp, tcount, ttype);
     return request(rmaib_nm_Rput(oaddr, ocount, otype, rank, disp, tcount, ttype, win->handle,
                                  &h), h, req);
 }
@@ -37,7 +42,7 @@ int MPIDI_RMAIB_get(void *oaddr, int ocount, MPI_Datatype otype, int rank, MPI_A
 {
     MPI_Request h;
     if (!req)
-        return rmaib_nm_Get(oaddr, ocount, otype, rank, disp, tcount, ttype, win->handle);
+        return rmaib_nm_get(RW(win), oaddr, ocount, otype, rank, disp, tcount, ttype);
     return request(rmaib_nm_Rget(oaddr, ocount, otype, rank, disp, tcount, ttype, win->handle,
                                  &h), h, req);
 }
@@ -48,8 +53,7 @@ int MPIDI_RMAIB_accumulate(const void *oaddr, int ocount, MPI_Datatype otype, in
 {
     MPI_Request h;
     if (!req)
-        return rmaib_nm_Accumulate(oaddr, ocount, otype, rank, disp, tcount, ttype, op,
-                                   win->handle);
+        return rmaib_nm_accumulate(RW(win), oaddr, ocount, otype, rank, disp, tcount, ttype, op);
     return request(rmaib_nm_Raccumulate(oaddr, ocount, otype, rank, disp, tcount, ttype, op,
                                         win->handle, &h), h, req);
 }
@@ -70,13 +74,13 @@ int MPIDI_RMAIB_get_accumulate(const void *oaddr, int ocount, MPI_Datatype otype
 int MPIDI_RMAIB_fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype type, int rank,
                              MPI_Aint disp, MPI_Op op, MPIR_Win * win)
 {
-    return rmaib_nm_Fetch_and_op(oaddr, raddr, type, rank, disp, op, win->handle);
+    return rmaib_nm_fetch_and_op(RW(win), oaddr, raddr, type, rank, disp, op);
 }
 
 int MPIDI_RMAIB_compare_and_swap(const void *oaddr, const void *caddr, void *raddr,
                                  MPI_Datatype type, int rank, MPI_Aint disp, MPIR_Win * win)
 {
-    return rmaib_nm_Compare_and_swap(oaddr, caddr, raddr, type, rank, disp, win->handle);
+    return rmaib_nm_compare_and_swap(RW(win), oaddr, caddr, raddr, type, rank, disp);
 }
 
 int MPIDI_RMAIB_win_start(MPIR_Group * group, int assert, MPIR_Win * win)
@@ -131,12 +135,12 @@ int MPIDI_RMAIB_win_fence(int assert, MPIR_Win * win)
 
 int MPIDI_RMAIB_win_flush(int rank, MPIR_Win * win)
 {
-    return rmaib_nm_Win_flush(rank, win->handle);
+    return rmaib_nm_flush(RW(win), rank);
 }
 
 int MPIDI_RMAIB_win_flush_local(int rank, MPIR_Win * win)
 {
-    return rmaib_nm_Win_flush_local(rank, win->handle);
+    return rmaib_nm_flush_local(RW(win), rank);
 }
 
 int MPIDI_RMAIB_win_flush_all(MPIR_Win * win)

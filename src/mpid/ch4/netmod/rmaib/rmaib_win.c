@@ -20,6 +20,7 @@ static int adopt(MPIR_Win * win, MPIR_Comm * comm_ptr, MPIR_Info * info, int fla
     if (rc != MPI_SUCCESS)
         return rc;
     win->create_flavor = flavor;
+    MPIDI_RMAIB_WIN_PTR(win) = (void *) rmaib_nm_win_of(win->handle);
     if (flavor != MPI_WIN_FLAVOR_DYNAMIC)
         win->base = rbase;
     return MPI_SUCCESS;
