@@ -18,6 +18,7 @@
 #include "base/reduce.h"
 #include "coll.h"
 #include "errors.h"
+#include "request.h"
 #include "rmaib_host.h"
 #include "serve.h"
 
@@ -26,30 +27,6 @@ _Static_assert(sizeof(MPI_Request) <= sizeof(void *), "a request handle fits a p
 static MPIX_Grequest_class coll_class;
 static int class_rc = MPI_ERR_INTERN;
 static pthread_once_t class_once = PTHREAD_ONCE_INIT;
-
-static int query(void *extra, MPI_Status *status)
-{
-    (void) extra;
-    PMPI_Status_set_elements(status, MPI_BYTE, 0);
-    PMPI_Status_set_cancelled(status, 0);
-    status->MPI_SOURCE = MPI_UNDEFINED;
-    status->MPI_TAG = MPI_UNDEFINED;
-    return MPI_SUCCESS;
-}
-
-static int free_state(void *extra)
-{
-    (void) extra;
-    return MPI_SUCCESS;
-}
-
-/* A started collective cannot be taken back: its peers count on it. */
-static int cancel(void *extra, int complete)
-{
-    (void) extra;
-    (void) complete;
-    return MPI_SUCCESS;
-}
 
 /* Per thread: how long polling has found nothing to do. */
 static _Thread_local unsigned idle;
@@ -88,7 +65,8 @@ static int wait(int count, void **states, double timeout, MPI_Status *status)
 
 static void make_class(void)
 {
-    class_rc = PMPIX_Grequest_class_create(query, free_state, cancel, poll, wait, &coll_class);
+    class_rc = PMPIX_Grequest_class_create(rmaib_mpi_greq_query, rmaib_mpi_greq_free,
+                                           rmaib_mpi_greq_cancel, poll, wait, &coll_class);
 }
 
 /* The core finished the collective of request arg. */

@@ -5,7 +5,7 @@
 #include "errors.h"
 #include "request.h"
 
-static int done_query(void *extra, MPI_Status *status)
+int rmaib_mpi_greq_query(void *extra, MPI_Status *status)
 {
     (void) extra;
     PMPI_Status_set_elements(status, MPI_BYTE, 0);
@@ -15,13 +15,13 @@ static int done_query(void *extra, MPI_Status *status)
     return MPI_SUCCESS;
 }
 
-static int done_free(void *extra)
+int rmaib_mpi_greq_free(void *extra)
 {
     (void) extra;
     return MPI_SUCCESS;
 }
 
-static int done_cancel(void *extra, int complete)
+int rmaib_mpi_greq_cancel(void *extra, int complete)
 {
     (void) extra;
     (void) complete;
@@ -40,7 +40,8 @@ int rmaib_mpi_request_ret(rmaib_mpi_win_t *bw, int rerr, MPI_Request *req)
     *req = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 #endif
-    int rc = PMPI_Grequest_start(done_query, done_free, done_cancel, NULL, req);
+    int rc = PMPI_Grequest_start(rmaib_mpi_greq_query, rmaib_mpi_greq_free, rmaib_mpi_greq_cancel,
+                                 NULL, req);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Grequest_complete(*req);
     return rc == MPI_SUCCESS ? rc : rmaib_mpi_win_error(bw, rc);

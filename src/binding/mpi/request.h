@@ -12,4 +12,10 @@
  * operation; on failure the error goes through bw's handler. */
 int rmaib_mpi_request_ret(rmaib_mpi_win_t *bw, int rerr, MPI_Request *req);
 
+/* The generalized-request callbacks of a request with no state and an empty
+ * status, which cannot be cancelled (a started operation cannot be taken back). */
+int rmaib_mpi_greq_query(void *extra, MPI_Status *status);
+int rmaib_mpi_greq_free(void *extra);
+int rmaib_mpi_greq_cancel(void *extra, int complete);
+
 #endif
