@@ -125,6 +125,26 @@ int main(int argc, char **argv)
               errclass_name(errclass_of(rc)));
     tap_ok("MPI_COMM_NULL gets MPI_ERR_COMM");
 
+    /* The non-blocking forms check the same arguments before they start anything. */
+    MPI_Request req;
+    expect(MPI_Iallreduce(s, r, -1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req), MPI_ERR_COUNT,
+           "iallreduce count -1");
+    expect(MPI_Iallreduce(s, r, 1, MPI_INT, MPI_MAXLOC, MPI_COMM_WORLD, &req), MPI_ERR_OP,
+           "iallreduce MAXLOC on MPI_INT");
+    expect(MPI_Iallreduce(s, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req),
+           MPI_ERR_BUFFER, "iallreduce into MPI_IN_PLACE");
+    expect(MPI_Iallgather(s, 1, MPI_DATATYPE_NULL, r, 1, MPI_INT, MPI_COMM_WORLD, &req),
+           MPI_ERR_TYPE, "iallgather MPI_DATATYPE_NULL");
+    expect(MPI_Ialltoall(s, -1, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD, &req), MPI_ERR_COUNT,
+           "ialltoall count -1");
+    rc = MPI_Iallreduce(s, r, 1, MPI_INT, MPI_SUM, MPI_COMM_NULL, &req);
+    TAP_CHECK(errclass_of(rc) == MPI_ERR_COMM, "iallreduce on MPI_COMM_NULL: %s",
+              errclass_name(errclass_of(rc)));
+    rc = MPI_Ibarrier(MPI_COMM_NULL, &req);
+    TAP_CHECK(errclass_of(rc) == MPI_ERR_COMM, "ibarrier on MPI_COMM_NULL: %s",
+              errclass_name(errclass_of(rc)));
+    tap_ok("the non-blocking forms: bad count, type, op, buffer and communicator");
+
     /* A user-defined op goes to the host, which must still get it right. */
     MPI_Op mine;
     MPI_Op_create(user_sum, 1, &mine);
