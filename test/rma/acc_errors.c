@@ -334,8 +334,9 @@ static void late_checks(ewin_t *e, const char *kn)
     late = 1;
     EXPECT_OK(MPI_Win_lock_all(0, win), "MPI_Win_lock_all");
     for (size_t i = 0; i < sizeof bad_pairs / sizeof bad_pairs[0]; i++)
-        all_calls(win, bt[bad_pairs[i].t], bo[bad_pairs[i].o], right, 0, MPI_ERR_OP, 0,
-                  bad_pairs[i].name);
+        if (bt[bad_pairs[i].t] != MPI_DATATYPE_NULL)   /* Fortran's, in an MPI without it */
+            all_calls(win, bt[bad_pairs[i].t], bo[bad_pairs[i].o], right, 0, MPI_ERR_OP, 0,
+                      bad_pairs[i].name);
     all_calls(win, mixed, MPI_REPLACE, right, 0, MPI_ERR_TYPE, 0,
               "struct{MPI_INT, MPI_DOUBLE} (mixed basic types)");
     rc = MPI_Accumulate(o, 2, MPI_INT, right, 0, 1, MPI_DOUBLE, MPI_SUM, win);
