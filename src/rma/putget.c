@@ -29,15 +29,17 @@ int rmaib_target_base(rmaib_win_t *w, int target, int64_t tdisp, size_t count,
     return lo < 0 || (uint64_t) hi > pe->size ? RMAIB_ERR_RMA_RANGE : RMAIB_OK;
 }
 
-static int xfer_generic(rmaib_win_t *w, int target, char *obuf, size_t ocount,
-                        const rmaib_layout_t *ol, uint64_t roff, size_t tcount,
-                        const rmaib_layout_t *tl, int is_put)
+/* Where walk_segs puts the next segment when *n has reached *cap: room() makes
+ * space at (*segs)[*n], by handing the batch to the backend or by growing. */
+typedef int (*seg_room_fn)(void *ctx, rmaib_seg_t **segs, size_t *n, size_t *cap);
+
+/* The segments of a derived-type transfer, origin and target layouts walked
+ * together, merged where both sides continue. */
+static int walk_segs(char *obuf, size_t ocount, const rmaib_layout_t *ol, uint64_t roff,
+                     size_t tcount, const rmaib_layout_t *tl, rmaib_seg_t **segs, size_t *n,
+                     size_t *cap, seg_room_fn room, void *ctx)
 {
-    enum { BATCH = 64 };
-    rmaib_seg_t segs[BATCH];
-    size_t n = 0;
     rmaib_stream_t os, ts;
-    const rmaib_tp_ops_t *tp = w->peers[target].tp;
     int64_t oa, ta;
     size_t olen, tlen;
     rmaib_stream_init(&os, ol, ocount);
@@ -46,27 +48,48 @@ static int xfer_generic(rmaib_win_t *w, int target, char *obuf, size_t ocount,
         size_t len = olen < tlen ? olen : tlen;
         char *la = obuf + oa;
         uint64_t ra = roff + (uint64_t) ta;
-        if (n && segs[n - 1].roff + segs[n - 1].len == ra
-            && (char *) segs[n - 1].laddr + segs[n - 1].len == la) {
-            segs[n - 1].len += len;
+        rmaib_seg_t *last = *n ? &(*segs)[*n - 1] : NULL;
+        if (last && last->roff + last->len == ra && (char *) last->laddr + last->len == la) {
+            last->len += len;
         } else {
-            if (n == BATCH) {
-                int rc = is_put ? tp->putv(w, target, segs, n) : tp->getv(w, target, segs, n);
-                if (rc != RMAIB_OK)
-                    return rc;
-                n = 0;
-            }
-            segs[n].roff = ra;
-            segs[n].laddr = la;
-            segs[n].len = len;
-            n++;
+            int rc;
+            if (*n == *cap && (rc = room(ctx, segs, n, cap)) != RMAIB_OK)
+                return rc;
+            (*segs)[(*n)++] = (rmaib_seg_t) { ra, la, len };
         }
         os.used += len;
         ts.used += len;
     }
-    if (n == 0)
-        return RMAIB_OK;
-    return is_put ? tp->putv(w, target, segs, n) : tp->getv(w, target, segs, n);
+    return RMAIB_OK;
+}
+
+typedef struct xfer_ctx {
+    rmaib_win_t *w;
+    int target, is_put;
+} xfer_ctx_t;
+
+/* A full batch goes to the backend, and the batch starts again. */
+static int xfer_batch(void *ctx, rmaib_seg_t **segs, size_t *n, size_t *cap)
+{
+    xfer_ctx_t *x = ctx;
+    const rmaib_tp_ops_t *tp = x->w->peers[x->target].tp;
+    (void) cap;
+    int rc = x->is_put ? tp->putv(x->w, x->target, *segs, *n)
+        : tp->getv(x->w, x->target, *segs, *n);
+    *n = 0;
+    return rc;
+}
+
+static int xfer_generic(rmaib_win_t *w, int target, char *obuf, size_t ocount,
+                        const rmaib_layout_t *ol, uint64_t roff, size_t tcount,
+                        const rmaib_layout_t *tl, int is_put)
+{
+    enum { BATCH = 64 };
+    rmaib_seg_t batch[BATCH], *segs = batch;
+    size_t n = 0, cap = BATCH;
+    xfer_ctx_t x = { w, target, is_put };
+    int rc = walk_segs(obuf, ocount, ol, roff, tcount, tl, &segs, &n, &cap, xfer_batch, &x);
+    return rc != RMAIB_OK || n == 0 ? rc : xfer_batch(&x, &segs, &n, &cap);
 }
 
 static int rma_prepare(rmaib_win_t *w, size_t ocount, const rmaib_layout_t *ol, int target,
@@ -97,6 +120,18 @@ int rmaib_put(rmaib_win_t *w, const void *obuf, size_t ocount, const rmaib_layou
     return xfer_generic(w, target, (char *) obuf, ocount, ol, roff, tcount, tl, 1);
 }
 
+/* A full array of segments doubles. */
+static int grow_segs(void *ctx, rmaib_seg_t **segs, size_t *n, size_t *cap)
+{
+    (void) ctx, (void) n;
+    rmaib_seg_t *g = realloc(*segs, (*cap ? 2 * *cap : 64) * sizeof *g);
+    if (!g)
+        return RMAIB_ERR_NO_MEM;
+    *cap = *cap ? 2 * *cap : 64;
+    *segs = g;
+    return RMAIB_OK;
+}
+
 /* All the segments of a derived-type transfer at once, merged where both sides
  * continue, in an array the caller frees: a notified read posts them all and counts
  * one notification for the lot. */
@@ -105,31 +140,10 @@ static int gather_segs(char *obuf, size_t ocount, const rmaib_layout_t *ol, uint
 {
     rmaib_seg_t *segs = NULL;
     size_t n = 0, cap = 0;
-    rmaib_stream_t os, ts;
-    int64_t oa, ta;
-    size_t olen, tlen;
-    rmaib_stream_init(&os, ol, ocount);
-    rmaib_stream_init(&ts, tl, tcount);
-    while (rmaib_stream_next(&os, &oa, &olen) && rmaib_stream_next(&ts, &ta, &tlen)) {
-        size_t len = olen < tlen ? olen : tlen;
-        char *la = obuf + oa;
-        uint64_t ra = roff + (uint64_t) ta;
-        if (n && segs[n - 1].roff + segs[n - 1].len == ra
-            && (char *) segs[n - 1].laddr + segs[n - 1].len == la) {
-            segs[n - 1].len += len;
-        } else {
-            if (n == cap) {
-                rmaib_seg_t *g = realloc(segs, (cap = cap ? 2 * cap : 64) * sizeof *g);
-                if (!g) {
-                    free(segs);
-                    return RMAIB_ERR_NO_MEM;
-                }
-                segs = g;
-            }
-            segs[n++] = (rmaib_seg_t) { ra, la, len };
-        }
-        os.used += len;
-        ts.used += len;
+    int rc = walk_segs(obuf, ocount, ol, roff, tcount, tl, &segs, &n, &cap, grow_segs, NULL);
+    if (rc != RMAIB_OK) {
+        free(segs);
+        return rc;
     }
     *out = segs;
     *nout = n;
