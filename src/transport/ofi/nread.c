@@ -110,9 +110,7 @@ int rmaib_ofi_get_notify(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs,
     const rmaib_seg_t *segs = user_segs;
     rmaib_seg_t *cut = NULL;
     size_t nsegs = user_n;
-    int rc = dyn_prepare(w, p);
-    if (rc == RMAIB_OK)
-        rc = rmaib_ofi_dyn_cut(w, p, user_segs, user_n, &segs, &nsegs, &cut);
+    int rc = rmaib_ofi_dyn_cut(w, p, user_segs, user_n, &segs, &nsegs, &cut);
     size_t pieces = nsegs ? nread_pieces(segs, nsegs) : 0, posted = 0;
     ofi_nread_t *r = rc == RMAIB_OK && pieces < INT_MAX ? malloc(sizeof *r) : NULL;
     if (!r) {

@@ -115,9 +115,7 @@ int rmaib_ofi_putv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_
     const rmaib_seg_t *segs = user_segs;
     rmaib_seg_t *cut = NULL;
     size_t nsegs = user_n;
-    int rc = dyn_prepare(w, p);
-    if (rc == RMAIB_OK)
-        rc = rmaib_ofi_dyn_cut(w, p, user_segs, user_n, &segs, &nsegs, &cut);
+    int rc = rmaib_ofi_dyn_cut(w, p, user_segs, user_n, &segs, &nsegs, &cut);
     size_t i = 0;
     while (rc == RMAIB_OK && i < nsegs) {
         if (segs[i].len > ofi.max_msg) {        /* a long piece goes on its own */
@@ -200,9 +198,7 @@ int rmaib_ofi_getv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_
     const rmaib_seg_t *segs = user_segs;
     rmaib_seg_t *cut = NULL;
     size_t nsegs = user_n;
-    int rc = dyn_prepare(w, p);
-    if (rc == RMAIB_OK)
-        rc = rmaib_ofi_dyn_cut(w, p, user_segs, user_n, &segs, &nsegs, &cut);
+    int rc = rmaib_ofi_dyn_cut(w, p, user_segs, user_n, &segs, &nsegs, &cut);
     size_t i = 0;
     while (rc == RMAIB_OK && i < nsegs) {
         if (segs[i].len > ofi.max_msg || ofi.mr_local) {

@@ -448,7 +448,7 @@ int rmaib_ofi_ktab_refresh(ofi_peer_t *p)
 /* Regions attached back to back may be covered by one access (the core's range check
  * allows it, as MPICH does), but each has its own key: cut the pieces of a dynamic
  * window's transfer at region ends.  *out is segs itself when nothing is cut, else an
- * array the caller frees (*tofree).  Call after dyn_prepare. */
+ * array the caller frees (*tofree).  Refreshes the peer's key table first. */
 int rmaib_ofi_dyn_cut(rmaib_win_t *w, ofi_peer_t *p, const rmaib_seg_t *segs, size_t n,
                       const rmaib_seg_t **out, size_t *nout, rmaib_seg_t **tofree)
 {
@@ -457,6 +457,9 @@ int rmaib_ofi_dyn_cut(rmaib_win_t *w, ofi_peer_t *p, const rmaib_seg_t *segs, si
     *tofree = NULL;
     if (w->flavor != RMAIB_FLAVOR_DYNAMIC)
         return RMAIB_OK;
+    int rc = dyn_prepare(w, p);
+    if (rc != RMAIB_OK)
+        return rc;
     const ofi_ktab_t *t = p->ktab;
     rmaib_seg_t *cut = NULL;
     size_t pieces = 0;
