@@ -86,12 +86,11 @@ bench-compare-quick:
 noinst_PROGRAMS += bench/notify_latency
 bench_notify_latency_SOURCES = bench/notify_latency.c
 
-# Non-blocking collectives: latency and overlap (bench/osu_icoll.h).
+# Non-blocking collectives: latency and overlap (bench/osu_coll.h).
 bench_programs += bench/osu_iallreduce bench/osu_iallgather bench/osu_ialltoall
-BENCH_ICOLL = bench/osu_icoll.c bench/osu_icoll.h
-bench_osu_iallreduce_SOURCES = bench/osu_iallreduce.c $(BENCH_ICOLL)
+bench_osu_iallreduce_SOURCES = bench/osu_iallreduce.c $(BENCH_COLL)
 bench_osu_iallreduce_LDADD = $(MPI_LIBS)
-bench_osu_iallgather_SOURCES = bench/osu_iallgather.c $(BENCH_ICOLL)
+bench_osu_iallgather_SOURCES = bench/osu_iallgather.c $(BENCH_COLL)
 bench_osu_iallgather_LDADD = $(MPI_LIBS)
-bench_osu_ialltoall_SOURCES = bench/osu_ialltoall.c $(BENCH_ICOLL)
+bench_osu_ialltoall_SOURCES = bench/osu_ialltoall.c $(BENCH_COLL)
 bench_osu_ialltoall_LDADD = $(MPI_LIBS)

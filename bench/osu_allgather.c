@@ -6,18 +6,8 @@ static void call(void *s, void *r, size_t size, MPI_Comm comm)
     MPI_Allgather(s, (int) size, MPI_CHAR, r, (int) size, MPI_CHAR, comm);
 }
 
-static size_t one(size_t size, int p)
-{
-    (void) p;
-    return size;
-}
-
-static size_t all(size_t size, int p)
-{
-    return size * (size_t) p;
-}
-
 int main(int argc, char **argv)
 {
-    return osu_coll_main(argc, argv, "osu_allgather", "MPI_Allgather latency", call, one, all);
+    return osu_coll_main(argc, argv, "osu_allgather", "MPI_Allgather latency", call,
+                         osu_bytes_one, osu_bytes_all);
 }

@@ -6,12 +6,8 @@ static void call(void *s, void *r, size_t size, MPI_Comm comm)
     MPI_Alltoall(s, (int) size, MPI_CHAR, r, (int) size, MPI_CHAR, comm);
 }
 
-static size_t all(size_t size, int p)
-{
-    return size * (size_t) p;
-}
-
 int main(int argc, char **argv)
 {
-    return osu_coll_main(argc, argv, "osu_alltoall", "MPI_Alltoall latency", call, all, all);
+    return osu_coll_main(argc, argv, "osu_alltoall", "MPI_Alltoall latency", call,
+                         osu_bytes_all, osu_bytes_all);
 }

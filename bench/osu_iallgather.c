@@ -1,23 +1,13 @@
 /* OSU-style MPI_Iallgather latency and overlap: size bytes of MPI_CHAR from each rank. */
-#include "osu_icoll.h"
+#include "osu_coll.h"
 
 static void call(void *s, void *r, size_t size, MPI_Comm comm, MPI_Request *req)
 {
     MPI_Iallgather(s, (int) size, MPI_CHAR, r, (int) size, MPI_CHAR, comm, req);
 }
 
-static size_t one(size_t size, int p)
-{
-    (void) p;
-    return size;
-}
-
-static size_t all(size_t size, int p)
-{
-    return size * (size_t) p;
-}
-
 int main(int argc, char **argv)
 {
-    return osu_icoll_main(argc, argv, "osu_iallgather", "MPI_Iallgather", call, one, all);
+    return osu_icoll_main(argc, argv, "osu_iallgather", "MPI_Iallgather", call,
+                          osu_bytes_one, osu_bytes_all);
 }
