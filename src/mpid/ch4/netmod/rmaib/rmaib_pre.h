@@ -1,8 +1,9 @@
 /*
  * ch4:rmaib's per-object types.  Everything but one-sided communication is MPICH's
- * UCX netmod, compiled into this one, so every object carries UCX's state; rmaib's
- * state of a window is the binding's, found by the window's handle.  configure
- * names the members of ch4's unions "ucx" (subconfigure.m4), as UCX's code expects.
+ * UCX netmod, compiled into this one, so every object carries UCX's state; a
+ * window's rmaib state is the binding's, its pointer kept in the UCX window's
+ * info_table (rmaib_nm.h).  configure names the members of ch4's unions "ucx"
+ * (subconfigure.m4), as UCX's code expects.
  */
 #ifndef RMAIB_PRE_H_INCLUDED
 #define RMAIB_PRE_H_INCLUDED
