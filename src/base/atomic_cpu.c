@@ -289,15 +289,7 @@ static void elems(rmaib_basic_t b, rmaib_op_t op, void *target, const void *oper
         return;
     }
     switch (b) {
-    TYPE_INTEGER(RMAIB_BASIC_INT8, int8_t, uint8_t, unsigned)
-    TYPE_INTEGER(RMAIB_BASIC_INT16, int16_t, uint16_t, unsigned)
-    TYPE_INTEGER(RMAIB_BASIC_INT32, int32_t, uint32_t, uint32_t)
-    TYPE_INTEGER(RMAIB_BASIC_INT64, int64_t, uint64_t, uint64_t)
-    TYPE_INTEGER(RMAIB_BASIC_UINT8, uint8_t, uint8_t, unsigned)
-    TYPE_INTEGER(RMAIB_BASIC_UINT16, uint16_t, uint16_t, unsigned)
-    TYPE_INTEGER(RMAIB_BASIC_UINT32, uint32_t, uint32_t, uint32_t)
-    TYPE_INTEGER(RMAIB_BASIC_UINT64, uint64_t, uint64_t, uint64_t)
-    TYPE_INTEGER(RMAIB_BASIC_CHAR, int8_t, uint8_t, unsigned)
+    RMAIB_INTEGER_KINDS(TYPE_INTEGER)
     case RMAIB_BASIC_BOOL:
         switch (op) {
         case RMAIB_OP_LAND: CAS_LOOP(uint8_t, uint8_t, RMAIB_RED_LAND(x, y)); return;

@@ -207,15 +207,7 @@ void rmaib_reduce(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, s
         return;
     }
     switch (b) {
-    TYPE_INTEGER(RMAIB_BASIC_INT8, int8_t, uint8_t, unsigned)
-    TYPE_INTEGER(RMAIB_BASIC_INT16, int16_t, uint16_t, unsigned)
-    TYPE_INTEGER(RMAIB_BASIC_INT32, int32_t, uint32_t, uint32_t)
-    TYPE_INTEGER(RMAIB_BASIC_INT64, int64_t, uint64_t, uint64_t)
-    TYPE_INTEGER(RMAIB_BASIC_UINT8, uint8_t, uint8_t, unsigned)
-    TYPE_INTEGER(RMAIB_BASIC_UINT16, uint16_t, uint16_t, unsigned)
-    TYPE_INTEGER(RMAIB_BASIC_UINT32, uint32_t, uint32_t, uint32_t)
-    TYPE_INTEGER(RMAIB_BASIC_UINT64, uint64_t, uint64_t, uint64_t)
-    TYPE_INTEGER(RMAIB_BASIC_CHAR, int8_t, uint8_t, unsigned)
+    RMAIB_INTEGER_KINDS(TYPE_INTEGER)
     case RMAIB_BASIC_BOOL:          /* any non-zero byte is true; results are 0 or 1 */
         switch (op) { CASES_LOGIC(uint8_t) default: return; }
     case RMAIB_BASIC_BYTE:

@@ -26,6 +26,19 @@
 #define RMAIB_LDBL_BYTES sizeof(long double)
 #endif
 
+/* The integer basic kinds as X(kind, signed C type, unsigned C type, the type SUM
+ * and PROD compute in: unsigned, so a product of short types cannot overflow int). */
+#define RMAIB_INTEGER_KINDS(X)                            \
+    X(RMAIB_BASIC_INT8, int8_t, uint8_t, unsigned)        \
+    X(RMAIB_BASIC_INT16, int16_t, uint16_t, unsigned)     \
+    X(RMAIB_BASIC_INT32, int32_t, uint32_t, uint32_t)     \
+    X(RMAIB_BASIC_INT64, int64_t, uint64_t, uint64_t)     \
+    X(RMAIB_BASIC_UINT8, uint8_t, uint8_t, unsigned)      \
+    X(RMAIB_BASIC_UINT16, uint16_t, uint16_t, unsigned)   \
+    X(RMAIB_BASIC_UINT32, uint32_t, uint32_t, uint32_t)   \
+    X(RMAIB_BASIC_UINT64, uint64_t, uint64_t, uint64_t)   \
+    X(RMAIB_BASIC_CHAR, int8_t, uint8_t, unsigned)
+
 /* The C layouts MPI gives the MAXLOC/MINLOC pair types. */
 typedef struct { float v; int i; } rmaib_float_int_t;
 typedef struct { double v; int i; } rmaib_double_int_t;
