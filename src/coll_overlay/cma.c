@@ -61,8 +61,8 @@ void rmaib_coll_cma_init(rmaib_coll_t *c)
 {
     const rmaib_win_t *w = c->win;
     c->cma = 0;
-    if (c->cfg->cma_min == 0 || c->nranks < 2)
-        return;                 /* alike on every rank */
+    if (c->cfg->cma_min == 0 || c->nranks < 2 || w->nnodes > 1)
+        return;                 /* alike on every rank (all see one node map) */
     if (rmaib_host_agree(w->hcomm, c->nranks, c->cma_addr ? RMAIB_OK : RMAIB_ERR_NO_MEM)
         != RMAIB_OK)
         return;
@@ -70,7 +70,7 @@ void rmaib_coll_cma_init(rmaib_coll_t *c)
     uint64_t mine = (uintptr_t) &c->cma_probe;
     if (rmaib_host_allgather(w->hcomm, &mine, c->cma_addr, sizeof mine) != RMAIB_OK)
         return;
-    int local = w->nnodes == 1, who = -1, err = 0;
+    int local = 1, who = -1, err = 0;
     for (int r = 0; local && r < c->nranks; r++)
         local = w->peers[r].ctrl_mapped != NULL;
     if (local && (err = probe(c, &who)) != 0 && rmaib_config.verbose)
