@@ -67,6 +67,8 @@ int rmaib_coll_build_allgather(rmaib_coll_t *c, const coll_call_t *call)
     int p = c->nranks, pow2 = (p & (p - 1)) == 0;
     size_t bytes = call->n;
     int a = c->cfg->allgather;
+    if (rmaib_coll_cma_use(c, bytes))
+        return rmaib_coll_cma_build(c, call);   /* within one node: cma.c */
     if (a == RMAIB_AG_AUTO)
         a = (size_t) p * bytes >= LOG_MAX_BYTES ? RMAIB_AG_RING : pow2 ? RMAIB_AG_RD
             : RMAIB_AG_BRUCK;

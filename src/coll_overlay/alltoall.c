@@ -81,6 +81,8 @@ int rmaib_coll_build_alltoall(rmaib_coll_t *c, const coll_call_t *call)
     const char *s = call->sbuf;
     char *r = call->rbuf;
     int a = c->cfg->alltoall;
+    if (rmaib_coll_cma_use(c, bytes))
+        return rmaib_coll_cma_build(c, call);   /* within one node: cma.c */
     if (a == RMAIB_A2A_AUTO)
         a = bytes <= BRUCK_MAX_BYTES && p >= BRUCK_MIN_RANKS ? RMAIB_A2A_BRUCK : RMAIB_A2A_DIRECT;
     c->last_alg = a == RMAIB_A2A_BRUCK ? "bruck" : "direct";

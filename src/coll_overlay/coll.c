@@ -43,9 +43,14 @@ int rmaib_coll_config(const rmaib_coll_config_t **out)
         const char *t = rmaib_env_word("RMAIB_COLL_ALLTOALL", a2a);
         cfg.queue = rmaib_env_int("RMAIB_COLL_QUEUE", 256);
         cfg.window_kib = rmaib_env_int("RMAIB_COLL_WINDOW", 2048);
+        cfg.cma_min = rmaib_env_int("RMAIB_COLL_CMA", RMAIB_COLL_CMA_DEFAULT);
         if (cfg.queue < 1 || cfg.window_kib < 1) {
             rmaib_host_say("RMAIB_COLL_QUEUE=%d and RMAIB_COLL_WINDOW=%d must be positive",
                            cfg.queue, cfg.window_kib);
+            e = NULL;
+        }
+        if (cfg.cma_min < 0) {
+            rmaib_host_say("RMAIB_COLL_CMA=%d must not be negative", cfg.cma_min);
             e = NULL;
         }
         state = e && r && g && t ? 1 : -1;
@@ -88,6 +93,7 @@ static void free_parts(rmaib_coll_t *c)
     free(c->steps);
     free(c->q);
     free(c->tmp);
+    free(c->cma_addr);
     free(c);
 }
 
@@ -110,16 +116,20 @@ int rmaib_coll_create(void *hcomm, int rank, int nranks, rmaib_coll_t **out)
     c->steps = malloc(sizeof *c->steps * (size_t) c->cap_steps);
     c->qcap = c->cfg->queue;
     c->q = malloc(sizeof *c->q * (size_t) c->qcap);
+    c->cma_addr = calloc((size_t) nranks, sizeof *c->cma_addr);
     atomic_flag_clear(&c->busy);
     rmaib_win_args_t a = {
         .flavor = RMAIB_FLAVOR_ALLOCATE, .hcomm = hcomm, .rank = rank, .nranks = nranks,
         .size = 2 * c->slot * (size_t) nranks, .disp_unit = 1,
         .lock_alg = RMAIB_LOCKALG_TAS, .max_notify = skip + nranks * RMAIB_CACHELINE / 8,
+        .cma_peers = c->cfg->cma_min > 0,
     };
     /* Even a rank short of memory joins the creation (it is collective); it then
      * frees the window with the others. */
     int rc = rmaib_win_create(&a, &c->win);
-    if (rc == RMAIB_OK && (!c->sent || !c->recvd || !c->steps || !c->q
+    if (rc == RMAIB_OK)
+        rmaib_coll_cma_init(c);         /* collective: before any rank may leave */
+    if (rc == RMAIB_OK && (!c->sent || !c->recvd || !c->steps || !c->q || !c->cma_addr
                            || rmaib_coll_nodes(c) != RMAIB_OK))
         rc = rmaib_first_error(RMAIB_ERR_NO_MEM, rmaib_win_free(c->win));
     if (rc != RMAIB_OK) {

@@ -39,7 +39,7 @@ typedef struct coll_red {
     int mine_first;
 } coll_red_t;
 
-enum { STEP_MSG, STEP_COPY, STEP_REDUCE, STEP_FN };
+enum { STEP_MSG, STEP_COPY, STEP_REDUCE, STEP_FN, STEP_READ };
 
 typedef struct coll_step coll_step_t;
 typedef void coll_step_fn(rmaib_coll_t *c, const coll_step_t *s);
@@ -47,7 +47,8 @@ typedef void coll_step_fn(rmaib_coll_t *c, const coll_step_t *s);
 /* MSG: send slen bytes of sbuf to dst and receive rlen bytes from src into rbuf,
  * chunk by chunk (chunk i is received after chunk i is sent: sbuf may be rbuf).
  * COPY: rlen bytes sbuf -> rbuf.  REDUCE: rbuf = rbuf op sbuf, rlen bytes.
- * FN: fn(c, step), local work with the step's fields as arguments. */
+ * FN: fn(c, step), local work with the step's fields as arguments.
+ * READ (cma.c): rlen bytes at offset slen of the buffer src published -> rbuf. */
 struct coll_step {
     unsigned char kind, chain, has_red, done;
     int dst, src;
@@ -99,6 +100,13 @@ struct rmaib_coll {
     const uint64_t *wait_word;
     uint64_t wait_k;
     char token;             /* the barrier's message */
+    /* Single copy within a node (cma.c): usable (every rank agreed at creation),
+     * the address we publish, the ones published to us, the probe word read at
+     * creation, and the first error of a read (the call reports it once every
+     * reader has released its owner). */
+    int cma;
+    uint64_t cma_mine, *cma_addr, cma_probe;
+    int late_err;
     /* The call the steps were last built for and the copies its builder made
      * before any step ran (sched_pre): a blocking call that repeats it replays
      * those and runs the same steps again, unbuilt (reusable: at most two). */
@@ -138,6 +146,8 @@ coll_step_t *rmaib_sched_reduce(rmaib_coll_t *c, const coll_red_t *red, void *in
                                 const void *in, size_t n);
 coll_step_t *rmaib_sched_fn(rmaib_coll_t *c, coll_step_fn *fn, const void *sbuf, void *rbuf,
                             size_t len);
+/* Read n bytes at offset off of the buffer src published into rbuf (cma.c). */
+coll_step_t *rmaib_sched_read(rmaib_coll_t *c, int src, size_t off, void *rbuf, size_t n);
 /* Copy n bytes now, while building, and again whenever the schedule is reused. */
 void rmaib_sched_pre(rmaib_coll_t *c, void *dst, const void *src, size_t n);
 /* Close the current round: later steps wait for all of it. */
@@ -159,6 +169,16 @@ void rmaib_coll_block(size_t count, int p, int i, size_t *first, size_t *n);
 /* dpml.c: learn the nodes after the window is made; the DPML allreduce. */
 int rmaib_coll_nodes(rmaib_coll_t *c);
 void rmaib_coll_dpml(rmaib_coll_t *c, void *rbuf, size_t count, coll_red_t *red);
+
+/* RMAIB_COLL_CMA's default: blocks from 16 KiB go by single copy within a node. */
+#define RMAIB_COLL_CMA_DEFAULT 16384
+/* cma.c: find out, collectively, whether the group reads peers' buffers with
+ * process_vm_readv (c->cma); whether a call of block bytes does; its schedule;
+ * and the READ step. */
+void rmaib_coll_cma_init(rmaib_coll_t *c);
+int rmaib_coll_cma_use(const rmaib_coll_t *c, size_t bytes);
+int rmaib_coll_cma_build(rmaib_coll_t *c, const coll_call_t *call);
+int rmaib_coll_run_read(rmaib_coll_t *c, coll_step_t *s, int *moved);
 
 /* c->tmp with at least n bytes, or NULL. */
 void *rmaib_coll_scratch(rmaib_coll_t *c, size_t n);

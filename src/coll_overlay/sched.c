@@ -30,7 +30,9 @@
 
 int rmaib_sched_max_steps(int p)
 {
-    return 2 * p + 64;          /* flat: p - 1 sends and p folds; log rounds stay below 64 */
+    /* single copy: 2 (p - 1) messages and p - 1 reads; flat: p - 1 sends and p
+     * folds; log rounds stay below 64 */
+    return 3 * p + 64;
 }
 
 static coll_step_t *add(rmaib_coll_t *c, int kind)
@@ -91,6 +93,15 @@ coll_step_t *rmaib_sched_fn(rmaib_coll_t *c, coll_step_fn *fn, const void *sbuf,
     return s;
 }
 
+coll_step_t *rmaib_sched_read(rmaib_coll_t *c, int src, size_t off, void *rbuf, size_t n)
+{
+    coll_step_t *s = rmaib_sched_copy(c, rbuf, NULL, n);
+    s->kind = STEP_READ;
+    s->src = src;
+    s->slen = off;
+    return s;
+}
+
 void rmaib_sched_pre(rmaib_coll_t *c, void *dst, const void *src, size_t n)
 {
     memcpy(dst, src, n);
@@ -112,6 +123,8 @@ static int run_step(rmaib_coll_t *c, coll_step_t *s, int *moved)
     switch (s->kind) {
     case STEP_MSG:
         return rmaib_coll_run_msg(c, s, moved);
+    case STEP_READ:
+        return rmaib_coll_run_read(c, s, moved);
     case STEP_COPY:
         memmove(s->rbuf, s->sbuf, s->rlen);
         break;
@@ -164,6 +177,7 @@ static int build(rmaib_coll_t *c, const coll_call_t *call)
     c->rs = 0;
     c->err = RMAIB_OK;
     c->npre = 0;
+    c->late_err = RMAIB_OK;
     c->reusable = 0;            /* until the build below completes */
     int rc;
     switch (call->kind) {
@@ -204,6 +218,7 @@ static int rebuild(rmaib_coll_t *c, const coll_call_t *call)
         return 0;
     for (int i = 0; i < c->npre; i++)
         memcpy(c->pre[i].dst, c->pre[i].src, c->pre[i].n);
+    c->late_err = RMAIB_OK;
     for (int i = 0; i < c->nsteps; i++) {
         coll_step_t *s = &c->steps[i];
         s->done = 0;
@@ -249,7 +264,7 @@ static int progress_locked(rmaib_coll_t *c, int reporting)
             rc = run_rounds(c, &moved);
         if (rc == RMAIB_OK && c->rs < c->nsteps)
             break;
-        call->err = rc;
+        call->err = rc != RMAIB_OK ? rc : c->late_err;
         c->built = 0;
         c->qdone++;
         moved = 1;
@@ -337,7 +352,7 @@ static int run_direct(rmaib_coll_t *c, const coll_call_t *call)
             rmaib_backoff(&bo);
     }
     c->built = 0;
-    return rc;
+    return rc != RMAIB_OK ? rc : c->late_err;
 }
 
 /* The blocking form: start, then progress until our call has finished. */

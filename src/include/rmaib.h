@@ -71,6 +71,8 @@ typedef struct rmaib_win_args {
     int disp_unit;
     int lock_alg;           /* RMAIB_LOCKALG_* (info key rmaib_lock) */
     int noncontig;          /* shared windows: info alloc_shared_noncontig */
+    int cma_peers;          /* local peers will read this process's memory with
+                             * process_vm_readv (collective buffers): let them */
     int max_notify;         /* notification counters per rank (the largest asked for
                              * wins); negative: RMAIB_NOTIFY_DEFAULT_MAX */
     int status;             /* RMAIB_OK, or the host's own failure (out of memory): the

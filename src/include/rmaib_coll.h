@@ -31,6 +31,8 @@ typedef struct rmaib_coll_config {
     int alltoall;           /* RMAIB_COLL_ALLTOALL: RMAIB_A2A_* */
     int queue;              /* RMAIB_COLL_QUEUE: calls a communicator holds unfinished */
     int window_kib;         /* RMAIB_COLL_WINDOW: KiB of message slots a rank (cap) */
+    int cma_min;            /* RMAIB_COLL_CMA: blocks from this many bytes go by single
+                             * copy within a node (0: never) */
 } rmaib_coll_config_t;
 
 /* Read the RMAIB_COLL* variables (once; later calls return the same answer):

@@ -93,6 +93,7 @@ static rmaib_win_t *win_new(const rmaib_win_args_t *a)
     w->disp_unit = a->flavor == RMAIB_FLAVOR_DYNAMIC ? 1 : a->disp_unit;
     w->lock_alg = a->lock_alg;
     w->noncontig = a->noncontig;
+    w->cma_peers = a->cma_peers;
     w->peers = calloc((size_t) p, sizeof *w->peers);
     w->start_state = calloc((size_t) p, 1);
     w->pscw = calloc((size_t) p, sizeof *w->pscw);

@@ -190,14 +190,15 @@ static int shm_segment(rmaib_win_t *w, shm_win_t *s, shm_hello_t *hello, shm_hel
 }
 
 /* Does this window reach a local peer's memory with process_vm_* (memory the user
- * brought), on a kernel whose Yama lets only named processes do that to us? */
+ * brought, or the collective buffers of cma_peers), on a kernel whose Yama lets
+ * only named processes do that to us? */
 static int cma_needs_ptracer(const rmaib_win_t *w, int has_data)
 {
     static _Atomic int scope = -2;
     int local = 0;
     for (int r = 0; r < w->nranks; r++)
         local += w->peers[r].node == w->mynode;
-    if (has_data || local < 2)
+    if ((has_data && !w->cma_peers) || local < 2)
         return 0;
     if (scope == -2)
         scope = rmaib_yama_scope(RMAIB_YAMA_SCOPE_PATH);
@@ -321,7 +322,7 @@ static void shm_win_fini(rmaib_win_t *w)
 }
 
 /* process_vm_* may move fewer bytes than asked (an iovec boundary); go on from there. */
-static int pvm(pid_t pid, int write, struct iovec *l, size_t nl, struct iovec *r, size_t nr)
+int rmaib_shm_pvm(int pid, int write, struct iovec *l, size_t nl, struct iovec *r, size_t nr)
 {
     while (nl > 0 && nr > 0) {
         size_t cl = nl > IOV_MAX ? IOV_MAX : nl, cr = nr > IOV_MAX ? IOV_MAX : nr;
@@ -391,7 +392,7 @@ static int shm_xferv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t n
             r[j].iov_base = (void *) (uintptr_t) (sp->va + segs[i + j].roff);
             r[j].iov_len = segs[i + j].len;
         }
-        int rc = pvm(sp->pid, write, l, k, r, k);
+        int rc = rmaib_shm_pvm(sp->pid, write, l, k, r, k);
         if (rc != RMAIB_OK)
             return rc;
     }

@@ -144,6 +144,12 @@ typedef struct rmaib_tp_ops {
 extern const rmaib_tp_ops_t rmaib_shm_ops;
 extern const rmaib_tp_ops_t rmaib_ofi_ops;
 
+/* Cross-memory attach (shm.c): move the bytes of the local iovecs l from or to
+ * (write) the remote ones r of process pid, however many calls that takes.  The
+ * lists are consumed.  RMAIB_ERR_TRANSPORT (said) if the kernel refuses. */
+struct iovec;
+int rmaib_shm_pvm(int pid, int write, struct iovec *l, size_t nl, struct iovec *r, size_t nr);
+
 /* Process-wide set-up of the transport layer: waits serve the backends from now on. */
 void rmaib_transport_init(void);
 
