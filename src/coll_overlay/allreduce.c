@@ -137,7 +137,7 @@ static int choose(const rmaib_coll_t *c, size_t count, size_t bytes)
 
 int rmaib_coll_build_allreduce(rmaib_coll_t *c, const coll_call_t *call)
 {
-    static const char *const names[] = { "auto", "flat", "rd", "rsag", "dpml" };
+    static const char *const names[] = { "auto", "flat", "rd", "rsag", "dpml", "dissem" };
     coll_red_t red = { call->b, call->op, rmaib_basic_size(call->b), 1 };
     size_t count = call->n, bytes = count * red.esize;
     const void *sbuf = call->sbuf;
@@ -148,6 +148,8 @@ int rmaib_coll_build_allreduce(rmaib_coll_t *c, const coll_call_t *call)
         return RMAIB_OK;
     if (c->nranks > 1 && a == RMAIB_AR_FLAT)
         return flat(c, sbuf, rbuf, bytes, &red);
+    if (c->nranks > 1 && a == RMAIB_AR_DISSEM)
+        return rmaib_coll_dissem(c, sbuf, rbuf, bytes, &red);
     if (sbuf)
         rmaib_sched_pre(c, rbuf, sbuf, bytes);
     if (c->nranks == 1)

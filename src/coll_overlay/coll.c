@@ -31,7 +31,7 @@ static int word_index(const char *w, const char *const *names)
 int rmaib_coll_config(const rmaib_coll_config_t **out)
 {
     static const char *const onoff[] = { "on", "off", NULL };
-    static const char *const ar[] = { "auto", "flat", "rd", "rsag", "dpml", NULL };
+    static const char *const ar[] = { "auto", "flat", "rd", "rsag", "dpml", "dissem", NULL };
     static const char *const ag[] = { "auto", "ring", "rd", "bruck", NULL };
     static const char *const a2a[] = { "auto", "direct", "bruck", NULL };
     static rmaib_coll_config_t cfg;
@@ -46,6 +46,11 @@ int rmaib_coll_config(const rmaib_coll_config_t **out)
         if (cfg.queue < 1 || cfg.window_kib < 1) {
             rmaib_host_say("RMAIB_COLL_QUEUE=%d and RMAIB_COLL_WINDOW=%d must be positive",
                            cfg.queue, cfg.window_kib);
+            e = NULL;
+        }
+        cfg.dissem_radix = rmaib_env_int("RMAIB_COLL_DISSEM_RADIX", 3);
+        if (cfg.dissem_radix < 2) {
+            rmaib_host_say("RMAIB_COLL_DISSEM_RADIX=%d must be at least 2", cfg.dissem_radix);
             e = NULL;
         }
         state = e && r && g && t ? 1 : -1;

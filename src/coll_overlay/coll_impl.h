@@ -159,6 +159,9 @@ void rmaib_coll_block(size_t count, int p, int i, size_t *first, size_t *n);
 /* dpml.c: learn the nodes after the window is made; the DPML allreduce. */
 int rmaib_coll_nodes(rmaib_coll_t *c);
 void rmaib_coll_dpml(rmaib_coll_t *c, void *rbuf, size_t count, coll_red_t *red);
+/* dissem.c: the n-way dissemination allreduce, from sbuf (NULL: in place). */
+int rmaib_coll_dissem(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t bytes,
+                      coll_red_t *red);
 
 /* c->tmp with at least n bytes, or NULL. */
 void *rmaib_coll_scratch(rmaib_coll_t *c, size_t n);
