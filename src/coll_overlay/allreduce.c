@@ -1,5 +1,5 @@
 /*
- * Allreduce on the collective window: four algorithms, all giving every rank the
+ * Allreduce on the collective window: five algorithms, all giving every rank the
  * same bits.
  *  - flat (small vectors, small groups): every rank sends its vector to every
  *    other and each folds the p vectors in rank order 0 .. p-1; one message on
@@ -11,6 +11,8 @@
  *    once, by one rank, then copied; about 2 n bytes moved a rank whatever p.
  *  - dpml (dpml.c), for groups spanning nodes of equal size: the automatic choice
  *    there above the flat algorithm's sizes.
+ *  - dissem (dissem.c), n-way dissemination in ceil(log_m p) rounds: only when
+ *    forced (measured against rd and flat in docs/performance.md).
  * Each builds its steps into the schedule (sched.c); the builder runs when the
  * call reaches the head of its communicator's queue, so it may copy locally.
  */
