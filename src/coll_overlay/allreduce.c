@@ -1,5 +1,5 @@
 /*
- * Allreduce on the collective window: four algorithms, all giving every rank the
+ * Allreduce on the collective window: five algorithms, all giving every rank the
  * same bits.
  *  - flat (small vectors, small groups): every rank sends its vector to every
  *    other and each folds the p vectors in rank order 0 .. p-1; one message on
@@ -11,6 +11,8 @@
  *    once, by one rank, then copied; about 2 n bytes moved a rank whatever p.
  *  - dpml (dpml.c), for groups spanning nodes of equal size: the automatic choice
  *    there above the flat algorithm's sizes.
+ *  - dissem (dissem.c), n-way dissemination in ceil(log_m p) rounds: only when
+ *    forced (measured against rd and flat in docs/performance.md).
  * Each builds its steps into the schedule (sched.c); the builder runs when the
  * call reaches the head of its communicator's queue, so it may copy locally.
  */
@@ -137,7 +139,7 @@ static int choose(const rmaib_coll_t *c, size_t count, size_t bytes)
 
 int rmaib_coll_build_allreduce(rmaib_coll_t *c, const coll_call_t *call)
 {
-    static const char *const names[] = { "auto", "flat", "rd", "rsag", "dpml" };
+    static const char *const names[] = { "auto", "flat", "rd", "rsag", "dpml", "dissem" };
     coll_red_t red = { call->b, call->op, rmaib_basic_size(call->b), 1 };
     size_t count = call->n, bytes = count * red.esize;
     const void *sbuf = call->sbuf;
@@ -148,6 +150,8 @@ int rmaib_coll_build_allreduce(rmaib_coll_t *c, const coll_call_t *call)
         return RMAIB_OK;
     if (c->nranks > 1 && a == RMAIB_AR_FLAT)
         return flat(c, sbuf, rbuf, bytes, &red);
+    if (c->nranks > 1 && a == RMAIB_AR_DISSEM)
+        return rmaib_coll_dissem(c, sbuf, rbuf, bytes, &red);
     if (sbuf)
         rmaib_sched_pre(c, rbuf, sbuf, bytes);
     if (c->nranks == 1)

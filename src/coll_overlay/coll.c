@@ -31,7 +31,7 @@ static int word_index(const char *w, const char *const *names)
 int rmaib_coll_config(const rmaib_coll_config_t **out)
 {
     static const char *const onoff[] = { "on", "off", NULL };
-    static const char *const ar[] = { "auto", "flat", "rd", "rsag", "dpml", NULL };
+    static const char *const ar[] = { "auto", "flat", "rd", "rsag", "dpml", "dissem", NULL };
     static const char *const ag[] = { "auto", "ring", "rd", "bruck", NULL };
     static const char *const a2a[] = { "auto", "direct", "bruck", NULL };
     static rmaib_coll_config_t cfg;
@@ -51,6 +51,11 @@ int rmaib_coll_config(const rmaib_coll_config_t **out)
         }
         if (cfg.cma_min < 0) {
             rmaib_host_say("RMAIB_COLL_CMA=%d must not be negative", cfg.cma_min);
+            e = NULL;
+        }
+        cfg.dissem_radix = rmaib_env_int("RMAIB_COLL_DISSEM_RADIX", 3);
+        if (cfg.dissem_radix < 2) {
+            rmaib_host_say("RMAIB_COLL_DISSEM_RADIX=%d must be at least 2", cfg.dissem_radix);
             e = NULL;
         }
         state = e && r && g && t ? 1 : -1;

@@ -169,6 +169,9 @@ void rmaib_coll_block(size_t count, int p, int i, size_t *first, size_t *n);
 /* dpml.c: learn the nodes after the window is made; the DPML allreduce. */
 int rmaib_coll_nodes(rmaib_coll_t *c);
 void rmaib_coll_dpml(rmaib_coll_t *c, void *rbuf, size_t count, coll_red_t *red);
+/* dissem.c: the n-way dissemination allreduce, from sbuf (NULL: in place). */
+int rmaib_coll_dissem(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t bytes,
+                      coll_red_t *red);
 
 /* RMAIB_COLL_CMA's default: blocks from 16 KiB go by single copy within a node. */
 #define RMAIB_COLL_CMA_DEFAULT 16384

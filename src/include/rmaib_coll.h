@@ -20,7 +20,8 @@
 typedef struct rmaib_coll rmaib_coll_t;
 
 /* Algorithms; *_AUTO chooses by size and group (RMAIB_COLL_* can force one). */
-enum { RMAIB_AR_AUTO, RMAIB_AR_FLAT, RMAIB_AR_RD, RMAIB_AR_RSAG, RMAIB_AR_DPML, RMAIB_AR_COUNT };
+enum { RMAIB_AR_AUTO, RMAIB_AR_FLAT, RMAIB_AR_RD, RMAIB_AR_RSAG, RMAIB_AR_DPML, RMAIB_AR_DISSEM,
+    RMAIB_AR_COUNT };
 enum { RMAIB_AG_AUTO, RMAIB_AG_RING, RMAIB_AG_RD, RMAIB_AG_BRUCK, RMAIB_AG_COUNT };
 enum { RMAIB_A2A_AUTO, RMAIB_A2A_DIRECT, RMAIB_A2A_BRUCK, RMAIB_A2A_COUNT };
 
@@ -33,6 +34,7 @@ typedef struct rmaib_coll_config {
     int window_kib;         /* RMAIB_COLL_WINDOW: KiB of message slots a rank (cap) */
     int cma_min;            /* RMAIB_COLL_CMA: blocks from this many bytes go by single
                              * copy within a node (0: never) */
+    int dissem_radix;       /* RMAIB_COLL_DISSEM_RADIX: ranges grow by it a round */
 } rmaib_coll_config_t;
 
 /* Read the RMAIB_COLL* variables (once; later calls return the same answer):

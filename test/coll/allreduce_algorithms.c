@@ -1,7 +1,8 @@
 /*
  * MPI_Allreduce with the algorithm the testlist forces (RMAIB_COLL_ALLREDUCE):
  * (type, op) pairs over sizes from 0 to a few MiB, each element against the serial
- * reference; MPI_IN_PLACE; random doubles bitwise equal on every rank.
+ * reference; MPI_IN_PLACE; random doubles bitwise equal on every rank; the same
+ * on sub-communicators.
  */
 #include <stdlib.h>
 #include "coll_check.h"
@@ -76,6 +77,39 @@ static void loc(MPI_Op op, int max, size_t n)
     free(r);
 }
 
+/* Thirds (groups that are not powers of two) and the world in reverse order:
+ * sums against the reference, random doubles the same bits on every member. */
+static void subcomms(void)
+{
+    MPI_Comm part[2];
+    MPI_Comm_split(MPI_COMM_WORLD, tap_rank % 3, tap_rank, &part[0]);
+    MPI_Comm_split(MPI_COMM_WORLD, 0, tap_size - tap_rank, &part[1]);
+    for (int k = 0; k < 2; k++) {
+        int me, p;
+        MPI_Comm_rank(part[k], &me);
+        MPI_Comm_size(part[k], &p);
+        for (size_t c = 0; c < 7; c++) {
+            size_t n = counts[c];
+            int *s = malloc(n * sizeof *s + 4), *r = malloc(n * sizeof *r + 4);
+            double *d = malloc(n * sizeof *d + 8);
+            srand48(77 + tap_rank);
+            for (size_t i = 0; i < n; i++) {
+                s[i] = r[i] = (int) cval(MPI_SUM, me, i);
+                d[i] = (drand48() - 0.5) * 1e3;
+            }
+            MPI_Allreduce(c % 2 ? MPI_IN_PLACE : s, r, (int) n, MPI_INT, MPI_SUM, part[k]);
+            ccheck(r, n, &ctypes[0], MPI_SUM, p, k ? "reversed SUM" : "thirds SUM");
+            MPI_Allreduce(MPI_IN_PLACE, d, (int) n, MPI_DOUBLE, MPI_SUM, part[k]);
+            TAP_CHECK(csame_everywhere(d, n * sizeof *d, part[k]),
+                      "%s: double sums of %zu elements differ", k ? "reversed" : "thirds", n);
+            free(s);
+            free(r);
+            free(d);
+        }
+        MPI_Comm_free(&part[k]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
@@ -105,5 +139,7 @@ int main(int argc, char **argv)
     bitwise(3000);
     bitwise(100000);
     tap_ok("random doubles and floats reduce to the same bits on every rank");
+    subcomms();
+    tap_ok("sub-communicators: thirds and reversed, sums and same bits, 0 to 5000 elements");
     return tap_done();
 }
