@@ -13,3 +13,4 @@ TESTS += $(coll_tests)
 EXTRA_DIST += test/coll/testlist test/coll/coll_check.h
 coll_tests += test/coll/icoll_results
 coll_tests += test/coll/icoll_many
+coll_tests += test/coll/coll_fresh_windows
