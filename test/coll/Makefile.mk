@@ -14,3 +14,4 @@ EXTRA_DIST += test/coll/testlist test/coll/coll_check.h
 coll_tests += test/coll/icoll_results
 coll_tests += test/coll/icoll_many
 coll_tests += test/coll/coll_single_copy
+coll_tests += test/coll/coll_fresh_windows

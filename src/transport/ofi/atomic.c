@@ -197,11 +197,12 @@ int rmaib_ofi_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
     return RMAIB_ERR_INTERN;
 }
 
-/* An injected write: one message, no completion, no response.  Without inject
- * support, an ordinary write whose completion window free waits for.  It lands
- * after the writes issued before it (FI_ORDER_RMA_WAW), so only what it could
- * overtake is flushed first: a PSCW complete after puts costs one message, not a
- * round trip and a message. */
+/* An injected write: one message, no completion, no response; window free reads
+ * behind it (rmaib_ofi_quiesce).  Without inject support or read-after-write order,
+ * an ordinary write whose completion window free waits for.  It lands after the
+ * writes issued before it (FI_ORDER_RMA_WAW), so only what it could overtake is
+ * flushed first: a PSCW complete after puts costs one message, not a round trip and
+ * a message. */
 int rmaib_ofi_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_t value)
 {
     ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
@@ -211,10 +212,14 @@ int rmaib_ofi_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_t value)
         if (rc != RMAIB_OK)
             return rc;
     }
-    if (ofi.inject_size >= sizeof value) {
+    /* The read behind it shows it placed only where reads follow writes. */
+    if (ofi.inject_size >= sizeof value && ofi.raw_ordered) {
         RETRY(r, fi_inject_write(ofi.ep, &value, sizeof value, p->addr, p->ctrl_raddr + off,
                                  p->ctrl_key));
-        return r == 0 ? RMAIB_OK : rmaib_ofi_post_failed("store", r);
+        if (r != 0)
+            return rmaib_ofi_post_failed("store", r);
+        p->stored = 1;
+        return RMAIB_OK;
     }
     pool_blk_t *b = rmaib_ofi_pool_alloc(sizeof value, (ofi_peer_t *) ((uintptr_t) p | 1));
     memcpy(blk_data(b), &value, sizeof value);

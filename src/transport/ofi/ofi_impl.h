@@ -81,6 +81,7 @@ typedef struct ofi_peer {
     _Atomic uint64_t nread_done; /* ... and completed */
     _Atomic int err;            /* an asynchronous operation failed: fi_errno */
     int unread;                 /* written without FI_DELIVERY_COMPLETE since the last read */
+    int stored;                 /* injected control stores since the last read (quiesce) */
     int unordered;              /* issued since the last flush: something a later write
                                  * may overtake (an atomic, a write beyond waw_size) */
     ofi_ktab_t *ktab;           /* dynamic windows: cached copy of the peer's table */

@@ -266,10 +266,10 @@ int rmaib_ofi_flush_peer(rmaib_win_t *w, ofi_peer_t *p)
     p->unordered = 0;
     if (early) {
         rc = rmaib_first_error(rc, wait_for(&wt));
-        p->unread = 0;
+        p->unread = p->stored = 0;
     } else if (p->unread) {     /* FI_MR_LOCAL: the read lands in a ring block */
         rc = rmaib_ofi_read_blocking(p, &dummy, sizeof dummy, p->ctrl_raddr, p->ctrl_key);
-        p->unread = 0;
+        p->unread = p->stored = 0;
     }
     if (atomic_exchange_explicit(&p->err, 0, memory_order_relaxed))
         rc = RMAIB_ERR_TRANSPORT;
@@ -293,9 +293,40 @@ int rmaib_ofi_flush(rmaib_win_t *w, int peer)
     return rc;
 }
 
-/* Window free: the control-word atomics left in flight land too (and the data).
- * Every step runs whatever an earlier one reported: the peers' records go after
- * this, and an operation still posted would complete into freed memory. */
+/* Injected control stores have no completion: one read behind them (FI_ORDER_RMA_RAW)
+ * per target written shows them placed, all the reads in flight at once.  Else a
+ * late one (a collective's last acknowledgement, which nobody waits for) reaches a
+ * target that has passed the barrier and closed the region: net and tcp;ofi_rxm then
+ * refuse the write ("invalid rma iov") and drop the connection with what follows
+ * it, the next window's first writes, and the target waits for ever. */
+static int read_behind_stores(ofi_win_t *o)
+{
+    int n = 0, rc = RMAIB_OK;
+    for (int r = 0; r < o->nranks; r++)
+        n += o->peers[r].stored;
+    if (n == 0)
+        return RMAIB_OK;
+    pool_blk_t *b = rmaib_ofi_pool_alloc((size_t) n * 8, NULL);
+    char *buf = blk_data(b);
+    ofi_waiter_t wt = { 0, 0 };
+    for (int r = 0; r < o->nranks; r++) {
+        ofi_peer_t *p = &o->peers[r];
+        if (!p->stored)
+            continue;
+        p->stored = 0;
+        rc = rmaib_first_error(rc, rmaib_ofi_read_post(p, buf, 8, p->ctrl_raddr, p->ctrl_key,
+                                                       &wt));
+        buf += 8;
+    }
+    rc = rmaib_first_error(rc, wait_for(&wt));
+    pool_release(b);
+    return rc;
+}
+
+/* Window free: the control-word atomics left in flight land too (and the data, and
+ * the injected stores).  Every step runs whatever an earlier one reported: the peers'
+ * records go after this, and an operation still posted would complete into freed
+ * memory. */
 int rmaib_ofi_quiesce(rmaib_win_t *w)
 {
     ofi_win_t *o = w->ofi;
@@ -306,7 +337,8 @@ int rmaib_ofi_quiesce(rmaib_win_t *w)
         while (atomic_load_explicit(&p->ctrl_done, memory_order_acquire) != p->ctrl_issued)
             rmaib_backoff(&bo);
     }
-    return rmaib_first_error(rc, rmaib_ofi_flush(w, -1));
+    rc = rmaib_first_error(rc, rmaib_ofi_flush(w, -1));
+    return rmaib_first_error(rc, read_behind_stores(o));
 }
 
 /* Puts are copied out when they return, and everything else is blocking but the
