@@ -59,6 +59,14 @@ size_t osu_bytes_all(size_t size, int p)
     return size * (size_t) p;
 }
 
+static int finish(char *s, char *r)
+{
+    free(s);
+    free(r);
+    MPI_Finalize();
+    return 0;
+}
+
 /* MPI_Init, the options, the buffers: 0, or the exit status after a usage line. */
 static int start(int *argc, char ***argv, const char *name, const char *optstring, size_t max,
                  osu_coll_bytes_fn sbytes, osu_coll_bytes_fn rbytes, opts_t *o, int *me,
@@ -163,10 +171,7 @@ int osu_coll_main(int argc, char **argv, const char *name, const char *title, os
         if (size == 0)
             break;
     }
-    free(s);
-    free(r);
-    MPI_Finalize();
-    return 0;
+    return finish(s, r);
 }
 
 /* Busy for us microseconds by the clock, with tests MPI_Test calls spread over it. */
@@ -271,8 +276,5 @@ int osu_icoll_main(int argc, char **argv, const char *name, const char *title, o
         if (size == 0)
             break;
     }
-    free(s);
-    free(r);
-    MPI_Finalize();
-    return 0;
+    return finish(s, r);
 }
