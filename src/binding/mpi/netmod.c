@@ -25,19 +25,16 @@ static int rmaib_flavor(int mpi_flavor)
     }
 }
 
-/* Set while rmaib serves a collective or creates a window on this thread: the host
- * collectives it calls meanwhile reach MPICH's hooks again, which hand them to
- * MPICH's own algorithms (rmaib_nm.h). */
-static __thread int in_rmaib __attribute__((tls_model("initial-exec")));
+/* host.h: rmaib's own collectives go to MPICH's algorithms (rmaib_nm.h). */
+__thread int rmaib_nm_nested __attribute__((tls_model("initial-exec")));
 
 int rmaib_nm_win_create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                         void *base, void **base_out, MPI_Win handle)
 {
     MPI_Win win = MPI_WIN_NULL;
-    in_rmaib++;
-    int rc = rmaib_mpi_win_create(rmaib_flavor(flavor), size, disp_unit, info, comm, base,
-                                  NULL, handle, &win);
-    in_rmaib--;
+    int rc;
+    RMAIB_NM_NESTED(rc = rmaib_mpi_win_create(rmaib_flavor(flavor), size, disp_unit, info,
+                                              comm, base, NULL, handle, &win));
     if (rc == MPI_SUCCESS)
         *base_out = rmaib_mpi_win_find(handle)->attr_base;
     return rc;
@@ -50,15 +47,15 @@ int rmaib_nm_win_info_keys(MPI_Win win, MPI_Info info)
     return MPI_SUCCESS;
 }
 
-/* The collective hooks' entries: the drop-in's MPI_Allreduce, MPI_Allgather and
- * MPI_Alltoall (coll.c, renamed), which leave what rmaib does not serve to the
- * host, that is to MPICH's algorithm, through the hook again. */
+/* The collective hooks' entries: the drop-in's MPI_Allreduce, MPI_Allgather,
+ * MPI_Alltoall (coll.c) and non-blocking calls (icoll.c), renamed, which leave
+ * what rmaib does not serve to the host, that is to MPICH's algorithm, through the
+ * hook again. */
 #define ONCE(call) do { \
-        if (in_rmaib) \
+        if (rmaib_nm_nested) \
             return RMAIB_NM_TO_MPICH; \
-        in_rmaib++; \
-        int rc_ = (call); \
-        in_rmaib--; \
+        int rc_; \
+        RMAIB_NM_NESTED(rc_ = (call)); \
         return rc_; \
     } while (0)
 
@@ -78,6 +75,39 @@ int rmaib_nm_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rb
                       int rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
     ONCE(MPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm));
+}
+
+int rmaib_nm_iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                        MPI_Comm comm, MPI_Request *req)
+{
+    ONCE(MPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req));
+}
+
+int rmaib_nm_iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                        int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+{
+    ONCE(MPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req));
+}
+
+int rmaib_nm_ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                       int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+{
+    ONCE(MPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req));
+}
+
+int rmaib_nm_ibarrier(MPI_Comm comm, MPI_Request *req)
+{
+    ONCE(MPI_Ibarrier(comm, req));
+}
+
+void rmaib_nm_nested_enter(void)
+{
+    rmaib_nm_nested++;
+}
+
+void rmaib_nm_nested_leave(void)
+{
+    rmaib_nm_nested--;
 }
 
 void rmaib_nm_coll_host(const char *call, const char *why)
