@@ -193,8 +193,18 @@ int main(int argc, char **argv)
         tap_ok("collective and point-to-point requests completed together by %s",
                how == 0 ? "MPI_Waitall" : how == 1 ? "MPI_Testsome" : "MPI_Waitany");
     }
-    freed(calls / 20);
-    tap_ok("MPI_Request_free on collective requests: they finish before the next call");
+#ifdef RMAIB_TEST_NETMOD
+    /* MPICH's binding serves one rank itself, with a request MPICH 4.0.2's
+     * MPI_Request_free refuses (its kind, COLL, is not in the free's list). */
+    if (tap_size == 1)
+        tap_skip("MPI_Request_free on collective requests",
+                 "MPICH's own 1-rank request, which its MPI_Request_free refuses");
+    else
+#endif
+    {
+        freed(calls / 20);
+        tap_ok("MPI_Request_free on collective requests: they finish before the next call");
+    }
 #ifdef __SANITIZE_ADDRESS__
     /* ASan's quarantine keeps freed memory resident for a while, by design. */
     tap_skip("resident memory flat across the calls", "ASan's quarantine holds freed memory");

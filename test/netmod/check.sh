@@ -1,10 +1,13 @@
 #!/bin/sh
 # test/netmod/check.sh PREFIX [NAME...]: the netmod pass (make check-netmod).
 #
-# rmaib's test/rma programs built with PREFIX/bin/mpicc, the MPICH on ch4:rmaib
-# (maint/mpich-rmaib), with no librmaib-mpi and no preload: every one-sided call
-# is the netmod's.  Each runs through test/run-test with its test/rma/testlist
-# lines and passes (RMAIB_TEST_PASSES picks them, default shm,ofi,mixed); the
+# rmaib's test/rma and test/coll programs built with PREFIX/bin/mpicc, the MPICH
+# on ch4:rmaib (maint/mpich-rmaib), with no librmaib-mpi and no preload: every
+# one-sided call, MPI_Allreduce, MPI_Allgather and MPI_Alltoall are the netmod's.
+# Each runs through test/run-test with its testlist's lines and passes
+# (RMAIB_TEST_PASSES picks them, default shm,ofi,mixed); the collective programs
+# run with RMAIB_VERBOSE=1 and fail unless rmaib says it served each of these
+# calls and their non-blocking forms they make (unserved below); the
 # programs named in test/netmod/exclude.txt are left out, each with its reason.
 # NAME... runs those programs only.  Prints the TAP of each program into
 # netmod-check/NAME.log under the current directory and one summary line per
@@ -21,7 +24,7 @@ builddir=$(pwd)
 mpicc=$prefix/bin/mpicc
 [ -x "$mpicc" ] || { echo "check-netmod: no $mpicc (maint/mpich-rmaib)" >&2; exit 2; }
 out=$builddir/netmod-check
-mkdir -p "$out/test/rma" || exit 2
+mkdir -p "$out/test/rma" "$out/test/coll" || exit 2
 
 # run-test finds test/rma/testlist from where the programs sit under its build
 # tree ($out); the netmod MPICH comes first for the launcher and every rank.
@@ -40,21 +43,43 @@ if [ $# -gt 0 ]; then
     names=$*
 else
     names=$(sed -n 's|^rma_tests += test/rma/||p' "$srcdir/test/rma/Makefile.mk")
+    names="$names $(sed -n 's|^coll_tests += test/coll/||p' "$srcdir/test/coll/Makefile.mk")"
 fi
+# The suite of program $1: test/coll for the collective programs, else test/rma.
+suite() { [ -f "$srcdir/test/coll/$1.c" ] && echo coll || echo rma; }
 excluded() { grep -q "^$1[[:space:]]" "$srcdir/test/netmod/exclude.txt"; }
-# A variable test/rma/Makefile.mk gives program $1 (test_rma_$1_$2), on one line.
+# A variable its Makefile.mk gives program $1 (test_SUITE_$1_$2), on one line.
 mkvar() {
-    awk -v v="test_rma_$1_$2" '$1 == v && $2 == "=" { on = 1; sub(/^[^=]*= */, "") }
+    awk -v v="test_$(suite "$1")_$1_$2" '$1 == v && $2 == "=" { on = 1; sub(/^[^=]*= */, "") }
         on { more = sub(/\\$/, ""); printf "%s ", $0; if (!more) exit }' \
-        "$srcdir/test/rma/Makefile.mk" |
+        "$srcdir/test/$(suite "$1")/Makefile.mk" |
         sed -e 's/\$(AM_CPPFLAGS)//' -e "s|\$(top_srcdir)|$srcdir|g"
 }
 # The C sources of program $1 (its Makefile.mk SOURCES, else NAME.c), from srcdir.
 sources() {
     srcs=$(mkvar "$1" SOURCES)
-    [ -n "$srcs" ] || srcs=test/rma/$1.c
+    [ -n "$srcs" ] || srcs=test/$(suite "$1")/$1.c
     for f in $srcs; do
         case $f in *.c) printf '%s ' "$srcdir/$f" ;; esac
+    done
+}
+
+# RMAIB_VERBOSE's line for each collective rmaib takes over that program $1 calls,
+# in its log $2: "CALL on N ranks served by rmaib"; prints the calls without one.
+# Only where a run had several ranks: MPICH's binding serves a 1-rank call itself,
+# before any netmod hook.  coll_errors's calls but its allreduce are bad on purpose
+# (MPICH's binding refuses most) or left to MPICH; coll_served_by_rmaib checks its own.
+unserved() {
+    case $1 in
+        coll_served_by_rmaib) return 0 ;;
+        coll_errors) calls=MPI_Allreduce ;;
+        *) calls="MPI_Allreduce MPI_Allgather MPI_Alltoall MPI_Iallreduce MPI_Iallgather
+                  MPI_Ialltoall MPI_Ibarrier" ;;
+    esac
+    grep -Eq '^ok .*np=([2-9]|[1-9][0-9])' "$2" || return 0
+    for c in $calls; do
+        grep -q "$c(" "$srcdir/test/coll/$1.c" || continue
+        grep -q "rmaib: $c on [0-9]* ranks served by rmaib" "$2" || printf '%s ' "$c"
     done
 }
 
@@ -80,15 +105,20 @@ for n in $names; do
         continue
     fi
     log=$out/$n.log
+    d=$(suite "$n")
     # shellcheck disable=SC2046
-    if ! "$mpicc" -O2 -DRMAIB_TEST_NETMOD -I"$srcdir/test/rma" -I"$prefix/include" \
+    if ! "$mpicc" -O2 -DRMAIB_TEST_NETMOD -I"$srcdir/test/$d" -I"$prefix/include" \
             $(mkvar "$n" CPPFLAGS) \
-            $(sources "$n") -o "$out/test/rma/$n" -lm >"$log" 2>&1; then
+            $(sources "$n") -o "$out/test/$d/$n" -lm >"$log" 2>&1; then
         echo "FAIL $n: does not build with $mpicc ($log)"
         st=1 tot_bad=$((tot_bad + 1))
         continue
     fi
-    sh "$srcdir/test/run-test" "$out/test/rma/$n" >"$log" 2>&1
+    if [ "$d" = coll ]; then
+        RMAIB_VERBOSE=1 sh "$srcdir/test/run-test" "$out/test/$d/$n" >"$log" 2>&1
+    else
+        sh "$srcdir/test/run-test" "$out/test/$d/$n" >"$log" 2>&1
+    fi
     ok=$(grep -c '^ok ' "$log")
     bad=$(grep -c '^not ok ' "$log")
     skipped=$(grep -c '^ok .*# *SKIP' "$log")
@@ -100,6 +130,9 @@ for n in $names; do
         echo "FAIL $n: $ok passed, $bad failed ($log)"
         st=1
         [ "$ok" -eq 0 ] && [ "$bad" -eq 0 ] && tot_bad=$((tot_bad + 1))
+    elif [ "$d" = coll ] && [ -n "$(unserved "$n" "$log")" ]; then
+        echo "FAIL $n: $ok passed, but rmaib served no $(unserved "$n" "$log")($log)"
+        st=1 tot_bad=$((tot_bad + 1))
     else
         echo "PASS $n: $ok passed"
     fi

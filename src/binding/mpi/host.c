@@ -23,7 +23,9 @@ static int pmpi_allgather(void *hcomm, const void *send, void *recv, size_t byte
 {
     MPI_Comm comm = *(MPI_Comm *) hcomm;
     MPI_Request req;
-    int rc = PMPI_Iallgather(send, (int) bytes, MPI_BYTE, recv, (int) bytes, MPI_BYTE, comm, &req);
+    int rc;
+    RMAIB_NM_NESTED(rc = PMPI_Iallgather(send, (int) bytes, MPI_BYTE, recv, (int) bytes,
+                                         MPI_BYTE, comm, &req));
     return status(rc == MPI_SUCCESS ? rmaib_mpi_host_wait(&req) : rc);
 }
 
@@ -31,7 +33,8 @@ static int pmpi_barrier(void *hcomm)
 {
     MPI_Comm comm = *(MPI_Comm *) hcomm;
     MPI_Request req;
-    int rc = PMPI_Ibarrier(comm, &req);
+    int rc;
+    RMAIB_NM_NESTED(rc = PMPI_Ibarrier(comm, &req));
     return status(rc == MPI_SUCCESS ? rmaib_mpi_host_wait(&req) : rc);
 }
 

@@ -9,9 +9,8 @@
  * schedule that finishes completes its request.  MPICH polls them from no other
  * call (not MPI_Iprobe); rmaib's own collective calls progress them too.  A freed
  * request's schedule still runs, progressed by those calls and by MPI_Comm_free.
- * The netmod form has its own requests and does not build this file.
+ * The netmod's collective hooks return the same requests (rmaib_coll.c).
  */
-#ifndef RMAIB_NETMOD
 #include <pthread.h>
 #include <string.h>
 #include "base/backoff.h"
@@ -184,4 +183,3 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
     int code = MPI_SUCCESS;
     START("MPI_Ibarrier", st, code, req, rmaib_coll_ibarrier(st->core, complete, arg_));
 }
-#endif

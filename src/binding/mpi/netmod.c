@@ -3,7 +3,9 @@
  * creation behind the netmod's own MPIR_Win, its info keys, serving rmaib's network
  * endpoint from MPICH's progress engine, and the glue's fast path for the hot calls.
  */
+#include <mpi.h>
 #include "rmaib_nm.h"
+#include "coll.h"
 #include "errors.h"
 #include "handles.h"
 #include "host.h"
@@ -23,12 +25,16 @@ static int rmaib_flavor(int mpi_flavor)
     }
 }
 
+/* host.h: rmaib's own collectives go to MPICH's algorithms (rmaib_nm.h). */
+__thread int rmaib_nm_nested __attribute__((tls_model("initial-exec")));
+
 int rmaib_nm_win_create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                         void *base, void **base_out, MPI_Win handle)
 {
     MPI_Win win = MPI_WIN_NULL;
-    int rc = rmaib_mpi_win_create(rmaib_flavor(flavor), size, disp_unit, info, comm, base,
-                                  NULL, handle, &win);
+    int rc;
+    RMAIB_NM_NESTED(rc = rmaib_mpi_win_create(rmaib_flavor(flavor), size, disp_unit, info,
+                                              comm, base, NULL, handle, &win));
     if (rc == MPI_SUCCESS)
         *base_out = rmaib_mpi_win_find(handle)->attr_base;
     return rc;
@@ -39,6 +45,76 @@ int rmaib_nm_win_info_keys(MPI_Win win, MPI_Info info)
     LOOKUP(win, bw);
     rmaib_mpi_win_info_keys(bw, info);
     return MPI_SUCCESS;
+}
+
+/* The collective hooks' entries: the drop-in's MPI_Allreduce, MPI_Allgather,
+ * MPI_Alltoall (coll.c) and non-blocking calls (icoll.c), renamed, which leave
+ * what rmaib does not serve to the host, that is to MPICH's algorithm, through the
+ * hook again. */
+#define ONCE(call) do { \
+        if (rmaib_nm_nested) \
+            return RMAIB_NM_TO_MPICH; \
+        int rc_; \
+        RMAIB_NM_NESTED(rc_ = (call)); \
+        return rc_; \
+    } while (0)
+
+int rmaib_nm_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                       MPI_Comm comm)
+{
+    ONCE(MPI_Allreduce(sbuf, rbuf, count, type, op, comm));
+}
+
+int rmaib_nm_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                       int rcount, MPI_Datatype rtype, MPI_Comm comm)
+{
+    ONCE(MPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm));
+}
+
+int rmaib_nm_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                      int rcount, MPI_Datatype rtype, MPI_Comm comm)
+{
+    ONCE(MPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm));
+}
+
+int rmaib_nm_iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                        MPI_Comm comm, MPI_Request *req)
+{
+    ONCE(MPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req));
+}
+
+int rmaib_nm_iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                        int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+{
+    ONCE(MPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req));
+}
+
+int rmaib_nm_ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                       int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+{
+    ONCE(MPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req));
+}
+
+int rmaib_nm_ibarrier(MPI_Comm comm, MPI_Request *req)
+{
+    ONCE(MPI_Ibarrier(comm, req));
+}
+
+void rmaib_nm_nested_enter(void)
+{
+    rmaib_nm_nested++;
+}
+
+void rmaib_nm_nested_leave(void)
+{
+    rmaib_nm_nested--;
+}
+
+void rmaib_nm_coll_host(const char *call, const char *why)
+{
+    rmaib_mpi_host_register();
+    rmaib_init();               /* reads RMAIB_VERBOSE, as the first collective would */
+    rmaib_mpi_coll_say(call, NULL, NULL, why);
 }
 
 /* rmaib's own waits give MPICH's progress a turn (host.c), which comes back here:

@@ -48,4 +48,5 @@ EXTRA_DIST += maint/mpich-rmaib maint/conformance-exclude-netmod \
 	src/mpid/ch4/netmod/rmaib/subconfigure.m4 src/mpid/ch4/netmod/rmaib/Makefile.mk \
 	src/mpid/ch4/netmod/rmaib/rmaib_pre.h src/mpid/ch4/netmod/rmaib/netmod_inline.h \
 	src/mpid/ch4/netmod/rmaib/rmaib_noinline.h src/mpid/ch4/netmod/rmaib/rmaib_rma.h \
-	src/mpid/ch4/netmod/rmaib/rmaib_win.c src/mpid/ch4/netmod/rmaib/rmaib_rma.c
+	src/mpid/ch4/netmod/rmaib/rmaib_win.c src/mpid/ch4/netmod/rmaib/rmaib_rma.c \
+	src/mpid/ch4/netmod/rmaib/rmaib_coll.h src/mpid/ch4/netmod/rmaib/rmaib_coll.c

@@ -30,6 +30,10 @@
 #define MPI_Gather rmaib_nm_Gather
 #define MPI_Get rmaib_nm_Get
 #define MPI_Get_accumulate rmaib_nm_Get_accumulate
+#define MPI_Iallgather rmaib_nm_Iallgather
+#define MPI_Iallreduce rmaib_nm_Iallreduce
+#define MPI_Ialltoall rmaib_nm_Ialltoall
+#define MPI_Ibarrier rmaib_nm_Ibarrier
 #define MPI_Improbe rmaib_nm_Improbe
 #define MPI_Iprobe rmaib_nm_Iprobe
 #define MPI_Probe rmaib_nm_Probe

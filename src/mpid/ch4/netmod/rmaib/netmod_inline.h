@@ -1,6 +1,7 @@
 /*
- * ch4:rmaib's inline netmod calls: UCX's, but for one-sided communication, which
- * goes to rmaib (rmaib_rma.h).  Every header of MPICH includes this one: it only
+ * ch4:rmaib's inline netmod calls: UCX's, but for one-sided communication and
+ * MPI_Allreduce, MPI_Allgather and MPI_Alltoall, which go to rmaib (rmaib_rma.h,
+ * rmaib_coll.h).  Every header of MPICH includes this one: it only
  * forwards to out-of-line glue, so a change to the glue recompiles the glue alone.
  */
 #ifndef NETMOD_INLINE_H_INCLUDED
@@ -9,7 +10,7 @@
 #include "../ucx/ucx_send.h"
 #include "../ucx/ucx_recv.h"
 #include "../ucx/ucx_probe.h"
-#include "../ucx/ucx_coll.h"
+#include "rmaib_coll.h"
 #include "../ucx/ucx_part.h"
 #include "../ucx/ucx_request.h"
 #include "../ucx/ucx_am.h"

@@ -18,6 +18,32 @@ int rmaib_nm_win_info_keys(MPI_Win win, MPI_Info info);
 /* Serve rmaib's network endpoint once, from MPICH's progress engine. */
 int rmaib_nm_progress(void);
 
+/* MPI_Allreduce, MPI_Allgather and MPI_Alltoall for the glue's collective hooks
+ * (rmaib_coll.c): an MPI error code, which MPICH raises, or RMAIB_NM_TO_MPICH for
+ * a call MPICH's own algorithm should run: one rmaib makes itself (its host
+ * collectives and fallbacks, which come back through the hooks), never a user's. */
+#define RMAIB_NM_TO_MPICH (-1)
+int rmaib_nm_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                       MPI_Comm comm);
+int rmaib_nm_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                       int rcount, MPI_Datatype rtype, MPI_Comm comm);
+int rmaib_nm_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                      int rcount, MPI_Datatype rtype, MPI_Comm comm);
+/* Their non-blocking forms and MPI_Ibarrier: *req is the request's handle. */
+int rmaib_nm_iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                        MPI_Comm comm, MPI_Request *req);
+int rmaib_nm_iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                        int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req);
+int rmaib_nm_ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                       int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req);
+int rmaib_nm_ibarrier(MPI_Comm comm, MPI_Request *req);
+/* Bracket MPICH's own work for rmaib (MPIDIG's half of a window): the collectives
+ * it calls meanwhile are MPICH's, as rmaib's own are. */
+void rmaib_nm_nested_enter(void);
+void rmaib_nm_nested_leave(void);
+/* With RMAIB_VERBOSE=1, say that MPICH's algorithm serves call because why. */
+void rmaib_nm_coll_host(const char *call, const char *why);
+
 /* The glue's fast path: rmaib's window behind the host window handle, which the
  * glue keeps in its MPIR_Win, and the hot calls on it, skipping the handle lookup
  * and the MPI_PROC_NULL test (MPICH's binding returns for it, error checking or

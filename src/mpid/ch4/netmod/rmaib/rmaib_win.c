@@ -26,11 +26,16 @@ static int adopt(MPIR_Win * win, MPIR_Comm * comm_ptr, MPIR_Info * info, int fla
     return MPI_SUCCESS;
 }
 
+/* MPIDIG's half of a window runs collectives (MPIR_Allreduce, ...) on the window's
+ * communicator: MPICH's algorithms, not rmaib's (rmaib_nm.h), which would give
+ * every window a collective window of its own. */
+#define MPIDIG_HALF(stmt) do { rmaib_nm_nested_enter(); stmt; rmaib_nm_nested_leave(); } while (0)
+
 /* Undo MPIDIG's half when rmaib could not adopt the window. */
 static int drop(MPIR_Win ** win_p, int rc)
 {
     (*win_p)->create_flavor = MPI_WIN_FLAVOR_CREATE;   /* MPIDIG frees no base of ours */
-    MPIDIG_mpi_win_free(win_p);
+    MPIDIG_HALF(MPIDIG_mpi_win_free(win_p));
     *win_p = NULL;
     return rc;
 }
@@ -38,7 +43,8 @@ static int drop(MPIR_Win ** win_p, int rc)
 int MPIDI_RMAIB_mpi_win_create(void *base, MPI_Aint length, int disp_unit, MPIR_Info * info,
                                MPIR_Comm * comm_ptr, MPIR_Win ** win_p)
 {
-    int rc = MPIDIG_mpi_win_create(base, length, disp_unit, info, comm_ptr, win_p);
+    int rc;
+    MPIDIG_HALF(rc = MPIDIG_mpi_win_create(base, length, disp_unit, info, comm_ptr, win_p));
     if (rc == MPI_SUCCESS && (rc = adopt(*win_p, comm_ptr, info, MPI_WIN_FLAVOR_CREATE, base)))
         return drop(win_p, rc);
     return rc;
@@ -48,7 +54,8 @@ int MPIDI_RMAIB_mpi_win_create(void *base, MPI_Aint length, int disp_unit, MPIR_
 static int allocate(int flavor, MPI_Aint size, int disp_unit, MPIR_Info * info,
                     MPIR_Comm * comm, void *baseptr, MPIR_Win ** win_p)
 {
-    int rc = MPIDIG_mpi_win_create(NULL, size, disp_unit, info, comm, win_p);
+    int rc;
+    MPIDIG_HALF(rc = MPIDIG_mpi_win_create(NULL, size, disp_unit, info, comm, win_p));
     if (rc == MPI_SUCCESS && (rc = adopt(*win_p, comm, info, flavor, NULL)))
         return drop(win_p, rc);
     if (rc == MPI_SUCCESS)
@@ -71,7 +78,8 @@ int MPIDI_RMAIB_mpi_win_allocate_shared(MPI_Aint size, int disp_unit, MPIR_Info 
 
 int MPIDI_RMAIB_mpi_win_create_dynamic(MPIR_Info * info, MPIR_Comm * comm, MPIR_Win ** win_p)
 {
-    int rc = MPIDIG_mpi_win_create_dynamic(info, comm, win_p);
+    int rc;
+    MPIDIG_HALF(rc = MPIDIG_mpi_win_create_dynamic(info, comm, win_p));
     if (rc == MPI_SUCCESS && (rc = adopt(*win_p, comm, info, MPI_WIN_FLAVOR_DYNAMIC,
                                          MPI_BOTTOM)))
         return drop(win_p, rc);
@@ -86,7 +94,8 @@ int MPIDI_RMAIB_mpi_win_free(MPIR_Win ** win_p)
         return rc;      /* an epoch is open: the window stays */
     /* rmaib freed its memory: MPIDIG must free none */
     (*win_p)->create_flavor = MPI_WIN_FLAVOR_CREATE;
-    int mrc = MPIDIG_mpi_win_free(win_p);
+    int mrc;
+    MPIDIG_HALF(mrc = MPIDIG_mpi_win_free(win_p));
     return rc != MPI_SUCCESS ? rc : mrc;
 }
 
