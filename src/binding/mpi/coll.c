@@ -26,8 +26,8 @@ static int contig_type(MPI_Datatype dt, const rmaib_layout_t **l)
     return (*l)->contig ? MPI_SUCCESS : RMAIB_MPI_TO_HOST;
 }
 
-int rmaib_mpi_reduce_args(const void *sbuf, const void *rbuf, int count, MPI_Datatype dt,
-                          MPI_Op mop, rmaib_basic_t *b, rmaib_op_t *op, size_t *n)
+static int reduce_args(const void *sbuf, const void *rbuf, int count, MPI_Datatype dt,
+                       MPI_Op mop, rmaib_basic_t *b, rmaib_op_t *op, size_t *n)
 {
     const rmaib_layout_t *l;
     if (count < 0)
@@ -53,6 +53,19 @@ int rmaib_mpi_reduce_args(const void *sbuf, const void *rbuf, int count, MPI_Dat
     *b = l->basic;
     *n = (size_t) count * (l->size / l->basic_size);
     return MPI_SUCCESS;
+}
+
+int rmaib_mpi_reduce_plan(const void *sbuf, const void *rbuf, int count, MPI_Datatype dt,
+                          MPI_Op mop, MPI_Comm comm, rmaib_mpi_reduce_plan_t *p)
+{
+    *p = (rmaib_mpi_reduce_plan_t) { .b = RMAIB_BASIC_NONE };
+    p->st = rmaib_mpi_coll_served(comm, &p->why);
+    if (p->why)
+        return RMAIB_MPI_TO_HOST;
+    int code = reduce_args(sbuf, rbuf, count, dt, mop, &p->b, &p->op, &p->n);
+    if (code == RMAIB_MPI_TO_HOST)
+        p->why = "type or op";
+    return code;
 }
 
 /* Bytes of one rank's block of an allgather or alltoall. */
@@ -99,23 +112,19 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_
 {
     if (comm == MPI_COMM_NULL)
         return rmaib_mpi_comm_error(MPI_COMM_WORLD, MPI_ERR_COMM);
-    const char *why;
-    rmaib_mpi_coll_t *st = rmaib_mpi_coll_served(comm, &why);
-    rmaib_basic_t b = RMAIB_BASIC_NONE;
-    rmaib_op_t rop = 0;
-    size_t n = 0;
-    int code = !why ? rmaib_mpi_reduce_args(sbuf, rbuf, count, dt, op, &b, &rop, &n) : RMAIB_MPI_TO_HOST;
+    rmaib_mpi_reduce_plan_t p;
+    int code = rmaib_mpi_reduce_plan(sbuf, rbuf, count, dt, op, comm, &p);
     if (code == RMAIB_MPI_TO_HOST) {
-        rmaib_mpi_coll_say("MPI_Allreduce", st, NULL, why ? why : "type or op");
+        rmaib_mpi_coll_say("MPI_Allreduce", p.st, NULL, p.why);
         return rmaib_mpi_host_allreduce(sbuf, rbuf, count, dt, op, comm);
     }
     const void *s = sbuf == MPI_IN_PLACE ? NULL : sbuf;
     int rerr = RMAIB_OK;
-    if (code == MPI_SUCCESS && st->core)
-        rerr = rmaib_coll_allreduce(st->core, s, rbuf, n, b, rop);
+    if (code == MPI_SUCCESS && p.st->core)
+        rerr = rmaib_coll_allreduce(p.st->core, s, rbuf, p.n, p.b, p.op);
     else if (code == MPI_SUCCESS && s)
-        memcpy(rbuf, s, n * rmaib_basic_size(b));
-    return finish(comm, "MPI_Allreduce", st, code, rerr);
+        memcpy(rbuf, s, p.n * rmaib_basic_size(p.b));
+    return finish(comm, "MPI_Allreduce", p.st, code, rerr);
 }
 
 typedef int (*core_blocks_fn)(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t bytes);

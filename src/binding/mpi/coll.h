@@ -20,11 +20,22 @@ typedef struct rmaib_mpi_coll {
 /* An argument check's answer when the host should serve the call. */
 #define RMAIB_MPI_TO_HOST (-1)
 
-/* The checks of MPI_Allreduce's arguments, and of one rank's block of
- * MPI_Allgather and MPI_Alltoall: MPI_SUCCESS (the basic type, op and elements,
- * or the bytes of a block are set), RMAIB_MPI_TO_HOST, or an error class. */
-int rmaib_mpi_reduce_args(const void *sbuf, const void *rbuf, int count, MPI_Datatype dt,
-                          MPI_Op mop, rmaib_basic_t *b, rmaib_op_t *op, size_t *n);
+/* An allreduce as rmaib takes it: the communicator's state, why the host serves
+ * it (NULL: rmaib does), and the basic kind, op and elements it reduces. */
+typedef struct rmaib_mpi_reduce_plan {
+    rmaib_mpi_coll_t *st;
+    const char *why;
+    rmaib_basic_t b;
+    rmaib_op_t op;
+    size_t n;
+} rmaib_mpi_reduce_plan_t;
+
+/* The checks of an allreduce's arguments on comm (not MPI_COMM_NULL): MPI_SUCCESS,
+ * RMAIB_MPI_TO_HOST (p->why says why) or an error class. */
+int rmaib_mpi_reduce_plan(const void *sbuf, const void *rbuf, int count, MPI_Datatype dt,
+                          MPI_Op mop, MPI_Comm comm, rmaib_mpi_reduce_plan_t *p);
+/* The checks of one rank's block of MPI_Allgather and MPI_Alltoall: MPI_SUCCESS
+ * (*bytes set), RMAIB_MPI_TO_HOST, or an error class. */
 int rmaib_mpi_block_args(const void *sbuf, int scount, MPI_Datatype stype, const void *rbuf,
                          int rcount, MPI_Datatype rtype, size_t *bytes);
 /* comm's state; *why is set when the host serves every call on comm. */

@@ -112,22 +112,17 @@ int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI
 {
     if (comm == MPI_COMM_NULL)
         return rmaib_mpi_comm_error(MPI_COMM_WORLD, MPI_ERR_COMM);
-    const char *why;
-    rmaib_mpi_coll_t *st = rmaib_mpi_coll_served(comm, &why);
-    rmaib_basic_t b = RMAIB_BASIC_NONE;
-    rmaib_op_t rop = 0;
-    size_t n = 0;
-    int code = !why ? rmaib_mpi_reduce_args(sbuf, rbuf, count, dt, op, &b, &rop, &n)
-        : RMAIB_MPI_TO_HOST;
+    rmaib_mpi_reduce_plan_t p;
+    int code = rmaib_mpi_reduce_plan(sbuf, rbuf, count, dt, op, comm, &p);
     if (code == RMAIB_MPI_TO_HOST) {
-        rmaib_mpi_coll_say("MPI_Iallreduce", st, NULL, why ? why : "type or op");
+        rmaib_mpi_coll_say("MPI_Iallreduce", p.st, NULL, p.why);
         return PMPI_Iallreduce(sbuf, rbuf, count, dt, op, comm, req);
     }
     const void *s = sbuf == MPI_IN_PLACE ? NULL : sbuf;
-    if (code == MPI_SUCCESS && !st->core && s)
-        memcpy(rbuf, s, n * rmaib_basic_size(b));
-    START("MPI_Iallreduce", st, code, req,
-          rmaib_coll_iallreduce(st->core, s, rbuf, n, b, rop, complete, arg_));
+    if (code == MPI_SUCCESS && !p.st->core && s)
+        memcpy(rbuf, s, p.n * rmaib_basic_size(p.b));
+    START("MPI_Iallreduce", p.st, code, req,
+          rmaib_coll_iallreduce(p.st->core, s, rbuf, p.n, p.b, p.op, complete, arg_));
 }
 
 typedef int (*core_iblocks_fn)(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t bytes,
