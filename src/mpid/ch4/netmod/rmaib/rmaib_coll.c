@@ -1,10 +1,10 @@
 /*
  * ch4:rmaib's MPI_Allreduce, MPI_Allgather, MPI_Alltoall, their non-blocking
  * forms and MPI_Ibarrier (the hooks of rmaib_coll.h): rmaib's collective path in
- * librmaib-nm, as the drop-in library serves them.  MPICH's own algorithm runs what rmaib leaves (it says so under
- * RMAIB_VERBOSE=1), the calls rmaib makes itself (rmaib_nm.h), counts beyond an
- * int, and the calls on MPICH's node subcommunicators, which only its
- * hierarchical algorithms make.
+ * librmaib-nm, as the drop-in library serves them.  MPICH's own algorithm runs
+ * what rmaib leaves (it says so under RMAIB_VERBOSE=1), the calls rmaib makes
+ * itself (rmaib_nm.h), counts beyond an int, and the calls on MPICH's node
+ * subcommunicators, which only its hierarchical algorithms make.
  */
 #include <limits.h>
 #include "mpidimpl.h"
