@@ -45,47 +45,55 @@ int MPIDI_RMAIB_allreduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
 
 typedef int (*blocks_fn)(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                          int rcount, MPI_Datatype rtype, MPI_Comm comm);
+typedef int (*mpich_blocks_fn)(const void *sbuf, MPI_Aint scount, MPI_Datatype stype,
+                               void *rbuf, MPI_Aint rcount, MPI_Datatype rtype,
+                               MPIR_Comm * comm_ptr, MPIR_Errflag_t * errflag);
 
-/* MPI_Allgather and MPI_Alltoall: one block per rank, the same path.  The send
- * count of MPI_IN_PLACE means nothing. */
-static int blocks(const char *call, blocks_fn fn, const void *sendbuf, MPI_Aint sendcount,
-                  MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
-                  MPI_Datatype recvtype, MPIR_Comm * comm_ptr, MPIR_Errflag_t * errflag)
+/* Counts for rmaib's int-sized entries, or 0 where a count does not fit (said
+ * under RMAIB_VERBOSE).  The send count of MPI_IN_PLACE means nothing. */
+static int block_counts(const char *call, const void *sendbuf, MPI_Aint sendcount,
+                        MPI_Aint recvcount, int *sc, int *rc)
 {
-    if (!user_comm(comm_ptr))
-        return RMAIB_NM_TO_MPICH;
     if (sendbuf == MPI_IN_PLACE)
         sendcount = 0;
     if (sendcount > INT_MAX || recvcount > INT_MAX) {
         rmaib_nm_coll_host(call, "count beyond an int");
-        return RMAIB_NM_TO_MPICH;
+        return 0;
     }
-    return served(fn(sendbuf, (int) sendcount, sendtype, recvbuf, (int) recvcount, recvtype,
-                     comm_ptr->handle), errflag);
+    *sc = (int) sendcount;
+    *rc = (int) recvcount;
+    return 1;
+}
+
+/* MPI_Allgather and MPI_Alltoall: one block per rank, the same path; MPICH's
+ * algorithm (mpich) where rmaib leaves the call. */
+static int blocks(const char *call, blocks_fn fn, mpich_blocks_fn mpich, const void *sendbuf,
+                  MPI_Aint sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
+                  MPI_Datatype recvtype, MPIR_Comm * comm_ptr, MPIR_Errflag_t * errflag)
+{
+    int sc, rc;
+    if (user_comm(comm_ptr) && block_counts(call, sendbuf, sendcount, recvcount, &sc, &rc)) {
+        int e = fn(sendbuf, sc, sendtype, recvbuf, rc, recvtype, comm_ptr->handle);
+        if (e != RMAIB_NM_TO_MPICH)
+            return served(e, errflag);
+    }
+    return mpich(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm_ptr, errflag);
 }
 
 int MPIDI_RMAIB_allgather(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
                           void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype,
                           MPIR_Comm * comm_ptr, MPIR_Errflag_t * errflag)
 {
-    int rc = blocks("MPI_Allgather", rmaib_nm_allgather, sendbuf, sendcount, sendtype, recvbuf,
-                    recvcount, recvtype, comm_ptr, errflag);
-    if (rc != RMAIB_NM_TO_MPICH)
-        return rc;
-    return MPIR_Allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                               comm_ptr, errflag);
+    return blocks("MPI_Allgather", rmaib_nm_allgather, MPIR_Allgather_impl, sendbuf, sendcount,
+                  sendtype, recvbuf, recvcount, recvtype, comm_ptr, errflag);
 }
 
 int MPIDI_RMAIB_alltoall(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
                          void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype,
                          MPIR_Comm * comm_ptr, MPIR_Errflag_t * errflag)
 {
-    int rc = blocks("MPI_Alltoall", rmaib_nm_alltoall, sendbuf, sendcount, sendtype, recvbuf,
-                    recvcount, recvtype, comm_ptr, errflag);
-    if (rc != RMAIB_NM_TO_MPICH)
-        return rc;
-    return MPIR_Alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                              comm_ptr, errflag);
+    return blocks("MPI_Alltoall", rmaib_nm_alltoall, MPIR_Alltoall_impl, sendbuf, sendcount,
+                  sendtype, recvbuf, recvcount, recvtype, comm_ptr, errflag);
 }
 
 /* The non-blocking calls: rmaib's request is a generalized request of MPICH's
@@ -119,46 +127,38 @@ int MPIDI_RMAIB_iallreduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
 typedef int (*iblocks_fn)(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                           int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request * req);
 
-static int iblocks(const char *call, iblocks_fn fn, const void *sendbuf, MPI_Aint sendcount,
-                   MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
+typedef int (*mpich_iblocks_fn)(const void *sbuf, MPI_Aint scount, MPI_Datatype stype,
+                                void *rbuf, MPI_Aint rcount, MPI_Datatype rtype,
+                                MPIR_Comm * comm_ptr, MPIR_Request ** req);
+
+static int iblocks(const char *call, iblocks_fn fn, mpich_iblocks_fn mpich, const void *sendbuf,
+                   MPI_Aint sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
                    MPI_Datatype recvtype, MPIR_Comm * comm_ptr, MPIR_Request ** req)
 {
-    if (!user_comm(comm_ptr))
-        return RMAIB_NM_TO_MPICH;
-    if (sendbuf == MPI_IN_PLACE)
-        sendcount = 0;
-    if (sendcount > INT_MAX || recvcount > INT_MAX) {
-        rmaib_nm_coll_host(call, "count beyond an int");
-        return RMAIB_NM_TO_MPICH;
+    int sc, rc;
+    if (user_comm(comm_ptr) && block_counts(call, sendbuf, sendcount, recvcount, &sc, &rc)) {
+        MPI_Request h = MPI_REQUEST_NULL;
+        int e = fn(sendbuf, sc, sendtype, recvbuf, rc, recvtype, comm_ptr->handle, &h);
+        if (e != RMAIB_NM_TO_MPICH)
+            return request_of(e, h, req);
     }
-    MPI_Request h = MPI_REQUEST_NULL;
-    int rc = fn(sendbuf, (int) sendcount, sendtype, recvbuf, (int) recvcount, recvtype,
-                comm_ptr->handle, &h);
-    return rc == RMAIB_NM_TO_MPICH ? rc : request_of(rc, h, req);
+    return mpich(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm_ptr, req);
 }
 
 int MPIDI_RMAIB_iallgather(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
                            void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype,
                            MPIR_Comm * comm_ptr, MPIR_Request ** req)
 {
-    int rc = iblocks("MPI_Iallgather", rmaib_nm_iallgather, sendbuf, sendcount, sendtype,
-                     recvbuf, recvcount, recvtype, comm_ptr, req);
-    if (rc != RMAIB_NM_TO_MPICH)
-        return rc;
-    return MPIR_Iallgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                comm_ptr, req);
+    return iblocks("MPI_Iallgather", rmaib_nm_iallgather, MPIR_Iallgather_impl, sendbuf,
+                   sendcount, sendtype, recvbuf, recvcount, recvtype, comm_ptr, req);
 }
 
 int MPIDI_RMAIB_ialltoall(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
                           void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype,
                           MPIR_Comm * comm_ptr, MPIR_Request ** req)
 {
-    int rc = iblocks("MPI_Ialltoall", rmaib_nm_ialltoall, sendbuf, sendcount, sendtype,
-                     recvbuf, recvcount, recvtype, comm_ptr, req);
-    if (rc != RMAIB_NM_TO_MPICH)
-        return rc;
-    return MPIR_Ialltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                               comm_ptr, req);
+    return iblocks("MPI_Ialltoall", rmaib_nm_ialltoall, MPIR_Ialltoall_impl, sendbuf, sendcount,
+                   sendtype, recvbuf, recvcount, recvtype, comm_ptr, req);
 }
 
 int MPIDI_RMAIB_ibarrier(MPIR_Comm * comm_ptr, MPIR_Request ** req)
