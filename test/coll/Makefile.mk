@@ -15,3 +15,4 @@ coll_tests += test/coll/icoll_results
 coll_tests += test/coll/icoll_many
 coll_tests += test/coll/coll_single_copy
 coll_tests += test/coll/coll_fresh_windows
+coll_tests += test/coll/coll_bad_config

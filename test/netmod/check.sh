@@ -68,11 +68,11 @@ sources() {
 # in its log $2: "CALL on N ranks served by rmaib"; prints the calls without one.
 # Only where a run had several ranks: MPICH's binding serves a 1-rank call itself,
 # before any netmod hook.  coll_errors's calls but its allreduce are bad on purpose
-# (MPICH's binding refuses most) or left to MPICH; coll_served_by_rmaib and
-# coll_single_copy catch their own stderr and check the lines themselves.
+# (MPICH's binding refuses most) or left to MPICH; coll_served_by_rmaib,
+# coll_single_copy and coll_bad_config catch their own stderr and check it themselves.
 unserved() {
     case $1 in
-        coll_served_by_rmaib|coll_single_copy) return 0 ;;
+        coll_served_by_rmaib|coll_single_copy|coll_bad_config) return 0 ;;
         coll_errors) calls=MPI_Allreduce ;;
         *) calls="MPI_Allreduce MPI_Allgather MPI_Alltoall MPI_Iallreduce MPI_Iallgather
                   MPI_Ialltoall MPI_Ibarrier" ;;
