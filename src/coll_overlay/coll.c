@@ -95,6 +95,7 @@ static void free_parts(rmaib_coll_t *c)
     free(c->leaders);
     free(c->sent);
     free(c->recvd);
+    free(c->acked);
     free(c->steps);
     free(c->q);
     free(c->tmp);
@@ -117,6 +118,7 @@ int rmaib_coll_create(void *hcomm, int rank, int nranks, rmaib_coll_t **out)
     c->sig0 = rmaib_ctrl_notify_off(nranks, skip);
     c->sent = calloc((size_t) nranks, sizeof *c->sent);
     c->recvd = calloc((size_t) nranks, sizeof *c->recvd);
+    c->acked = calloc((size_t) nranks, sizeof *c->acked);
     c->cap_steps = rmaib_sched_max_steps(nranks);
     c->steps = malloc(sizeof *c->steps * (size_t) c->cap_steps);
     c->qcap = c->cfg->queue;
@@ -134,7 +136,7 @@ int rmaib_coll_create(void *hcomm, int rank, int nranks, rmaib_coll_t **out)
     int rc = rmaib_win_create(&a, &c->win);
     if (rc == RMAIB_OK)
         rmaib_coll_cma_init(c);         /* collective: before any rank may leave */
-    if (rc == RMAIB_OK && (!c->sent || !c->recvd || !c->steps || !c->q || !c->cma_addr
+    if (rc == RMAIB_OK && (!c->sent || !c->recvd || !c->acked || !c->steps || !c->q || !c->cma_addr
                            || rmaib_coll_nodes(c) != RMAIB_OK))
         rc = rmaib_first_error(RMAIB_ERR_NO_MEM, rmaib_win_free(c->win));
     if (rc != RMAIB_OK) {
@@ -213,7 +215,7 @@ int rmaib_coll_try_send(rmaib_coll_t *c, int peer, const void *buf, size_t len, 
 {
     rmaib_win_t *w = c->win;
     uint64_t k = c->sent[peer] + 1;
-    if (k > 2 && rmaib_load(my_word(c, peer, 2)) < k - 2) {
+    if (k > 2 && c->acked[peer] < k - 2 && (c->acked[peer] = rmaib_load(my_word(c, peer, 2))) < k - 2) {
         c->nwait++;             /* its slot is not free again yet */
         c->wait_word = my_word(c, peer, 2);
         c->wait_k = k - 2;
@@ -245,6 +247,9 @@ const void *rmaib_coll_try_peek(rmaib_coll_t *c, int peer, size_t len)
         c->wait_k = k;
         return NULL;
     }
+    /* The acknowledgement shares the flag's line, which we now hold: read it
+     * here rather than miss on it when we next send. */
+    c->acked[peer] = rmaib_load(my_word(c, peer, 2));
     if (inline_to(c, peer, len))
         return my_word(c, peer, 3 + 2 * (int) (k & 1));
     return (const char *) c->win->base + slot_off(c, peer, k);

@@ -81,6 +81,7 @@ struct rmaib_coll {
     size_t sig0;            /* control-block offset of sender 0's signal line */
     uint64_t *sent;         /* per peer: messages sent to it */
     uint64_t *recvd;        /* per peer: messages consumed from it */
+    uint64_t *acked;        /* per peer: its acknowledgement as last read */
     char *tmp;              /* scratch (IN_PLACE copies, Bruck's rotation) */
     size_t tmp_cap;
     const rmaib_coll_config_t *cfg;

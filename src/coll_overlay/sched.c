@@ -238,7 +238,7 @@ static void report(rmaib_coll_t *c)
     while (c->qdone) {
         coll_call_t fin = c->q[c->qhead];
         c->qhead = (c->qhead + 1) % c->qcap;
-        c->qlen--;
+        __atomic_store_n(&c->qlen, c->qlen - 1, __ATOMIC_RELEASE);
         c->qdone--;
         if (fin.done)
             fin.done(fin.arg, fin.err);
@@ -320,7 +320,7 @@ static int start(rmaib_coll_t *c, const coll_call_t *call)
         rmaib_backoff(&bo);
     }
     c->q[(c->qhead + c->qlen) % c->qcap] = *call;
-    c->qlen++;
+    __atomic_store_n(&c->qlen, c->qlen + 1, __ATOMIC_RELEASE);
     progress_locked(c, 1);
     give_back(c);
     return RMAIB_OK;
@@ -333,7 +333,11 @@ static void note_done(void *arg, int err)
 
 /* A blocking call with nothing queued before it runs at once, from the steps it
  * built last time if it repeats the last call: the same schedule, without the
- * queue.  We hold c->busy throughout (the progress thread skips c meanwhile). */
+ * queue.  It runs without c->busy: with nothing queued, whoever else holds it
+ * (the progress thread, another thread's progress) finds nothing to run, and
+ * only the calling thread may queue on c (MPI orders a communicator's
+ * collectives).  Taking it would drain the store buffer, where the last call's
+ * acknowledgement to a peer is still waiting for its cache line. */
 static int run_direct(rmaib_coll_t *c, const coll_call_t *call)
 {
     int rc = rebuild(c, call) ? RMAIB_OK : build(c, call);
@@ -358,14 +362,8 @@ static int run_direct(rmaib_coll_t *c, const coll_call_t *call)
 /* The blocking form: start, then progress until our call has finished. */
 static int run(rmaib_coll_t *c, coll_call_t *call)
 {
-    if (try_take(c)) {
-        if (c->qlen == 0) {
-            int rc = run_direct(c, call);
-            give_back(c);
-            return rc;
-        }
-        give_back(c);
-    }
+    if (__atomic_load_n(&c->qlen, __ATOMIC_ACQUIRE) == 0)
+        return run_direct(c, call);
     int err = -1;
     call->done = note_done;
     call->arg = &err;
