@@ -25,6 +25,9 @@
 #define FLAT_MAX_RANKS 8
 /* From this many bytes on, rsag moves less than rd. */
 #define RSAG_MIN_BYTES 65536
+/* From this many bytes on, within a node, single copy beats the window path
+ * (docs/performance.md, "single-copy allreduce"). */
+#define SCOPY_MIN_BYTES 65536
 
 /* One round: the sends, and the folds chained in rank order. */
 static int flat(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t bytes, coll_red_t *red)
@@ -128,18 +131,24 @@ static int choose(const rmaib_coll_t *c, size_t count, size_t bytes)
         a = RMAIB_AR_AUTO;      /* flat sends the vector as one message */
     if (a == RMAIB_AR_DPML && !c->node_uniform)
         a = RMAIB_AR_AUTO;      /* DPML pairs the i-th rank of every node */
+    if (a == RMAIB_AR_SCOPY && !c->cma)
+        a = RMAIB_AR_AUTO;      /* not one node over shm, or the probe was refused */
     if (a != RMAIB_AR_AUTO)
         return a;
     if (bytes <= FLAT_MAX_BYTES && c->nranks <= FLAT_MAX_RANKS)
         return RMAIB_AR_FLAT;
     if (c->nnodes > 1 && c->node_uniform && count >= (size_t) c->nlocal)
         return RMAIB_AR_DPML;
+    if (bytes >= SCOPY_MIN_BYTES && count >= (size_t) c->nranks
+        && rmaib_coll_cma_use(c, bytes / (size_t) c->nranks))
+        return RMAIB_AR_SCOPY;
     return bytes >= RSAG_MIN_BYTES && count >= (size_t) c->nranks ? RMAIB_AR_RSAG : RMAIB_AR_RD;
 }
 
 int rmaib_coll_build_allreduce(rmaib_coll_t *c, const coll_call_t *call)
 {
-    static const char *const names[] = { "auto", "flat", "rd", "rsag", "dpml", "dissem" };
+    static const char *const names[] = { "auto", "flat", "rd", "rsag", "dpml", "dissem",
+        "single-copy" };
     coll_red_t red = { call->b, call->op, rmaib_basic_size(call->b), 1 };
     size_t count = call->n, bytes = count * red.esize;
     const void *sbuf = call->sbuf;
@@ -152,6 +161,8 @@ int rmaib_coll_build_allreduce(rmaib_coll_t *c, const coll_call_t *call)
         return flat(c, sbuf, rbuf, bytes, &red);
     if (c->nranks > 1 && a == RMAIB_AR_DISSEM)
         return rmaib_coll_dissem(c, sbuf, rbuf, bytes, &red);
+    if (c->nranks > 1 && a == RMAIB_AR_SCOPY)
+        return rmaib_coll_cma_allreduce(c, sbuf, rbuf, count, &red);
     if (sbuf)
         rmaib_sched_pre(c, rbuf, sbuf, bytes);
     if (c->nranks == 1)
