@@ -101,18 +101,27 @@ void rmaib_coll_block(size_t count, int p, int i, size_t *first, size_t *n)
     *n = q + (ui < r);
 }
 
-static void rsag(rmaib_coll_t *c, void *rbuf, size_t count, coll_red_t *red)
+/* sbuf (NULL: in place) is read directly for block me, the first one sent, so only
+ * the other blocks are copied into rbuf first. */
+static void rsag(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t count, coll_red_t *red)
 {
     int p = c->nranks, me = c->rank;
     int right = (me + 1) % p, left = (me + p - 1) % p;
     size_t es = red->esize, sf, sn, rf, rn;
     char *v = rbuf;
+    const char *in = sbuf ? sbuf : rbuf;
+    rmaib_coll_block(count, p, me, &sf, &sn);
+    if (sbuf) {
+        rmaib_sched_pre(c, v, in, sf * es);
+        rmaib_sched_pre(c, v + (sf + sn) * es, in + (sf + sn) * es, (count - sf - sn) * es);
+    }
     red->mine_first = 1;
     /* After step s we hold the partial sum of block (me - s - 1) over s + 2 ranks. */
     for (int s = 0; s < p - 1; s++) {
         rmaib_coll_block(count, p, (me - s + 2 * p) % p, &sf, &sn);
         rmaib_coll_block(count, p, (me - s - 1 + 2 * p) % p, &rf, &rn);
-        rmaib_sched_msg(c, right, v + sf * es, sn * es, left, v + rf * es, rn * es, red);
+        rmaib_sched_msg(c, right, (s ? v : in) + sf * es, sn * es, left, v + rf * es, rn * es,
+                        red);
         rmaib_sched_round(c);
     }
     /* Now block me + 1 is complete here: pass the complete blocks round. */
@@ -163,7 +172,7 @@ int rmaib_coll_build_allreduce(rmaib_coll_t *c, const coll_call_t *call)
         return rmaib_coll_dissem(c, sbuf, rbuf, bytes, &red);
     if (c->nranks > 1 && a == RMAIB_AR_SCOPY)
         return rmaib_coll_cma_allreduce(c, sbuf, rbuf, count, &red);
-    if (sbuf)
+    if (sbuf && (c->nranks == 1 || a != RMAIB_AR_RSAG))
         rmaib_sched_pre(c, rbuf, sbuf, bytes);
     if (c->nranks == 1)
         return RMAIB_OK;
@@ -172,6 +181,6 @@ int rmaib_coll_build_allreduce(rmaib_coll_t *c, const coll_call_t *call)
     else if (a == RMAIB_AR_RD)
         rmaib_coll_rd_group(c, NULL, c->nranks, c->rank, rbuf, bytes, &red);
     else
-        rsag(c, rbuf, count, &red);
+        rsag(c, sbuf, rbuf, count, &red);
     return RMAIB_OK;
 }
