@@ -8,5 +8,6 @@ librmaib_core_la_SOURCES += \
 	src/coll_overlay/alltoall.c \
 	src/coll_overlay/dpml.c \
 	src/coll_overlay/cma.c \
+	src/coll_overlay/cma_allreduce.c \
 	src/coll_overlay/dissem.c
 noinst_HEADERS += src/include/rmaib_coll.h

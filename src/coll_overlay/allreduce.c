@@ -25,6 +25,9 @@
 #define FLAT_MAX_RANKS 8
 /* From this many bytes on, rsag moves less than rd. */
 #define RSAG_MIN_BYTES 65536
+/* From this many bytes on, within a node, single copy beats the window path
+ * (docs/performance.md, "single-copy allreduce"). */
+#define SCOPY_MIN_BYTES 65536
 
 /* One round: the sends, and the folds chained in rank order. */
 static int flat(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t bytes, coll_red_t *red)
@@ -98,18 +101,27 @@ void rmaib_coll_block(size_t count, int p, int i, size_t *first, size_t *n)
     *n = q + (ui < r);
 }
 
-static void rsag(rmaib_coll_t *c, void *rbuf, size_t count, coll_red_t *red)
+/* sbuf (NULL: in place) is read directly for block me, the first one sent, so only
+ * the other blocks are copied into rbuf first. */
+static void rsag(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t count, coll_red_t *red)
 {
     int p = c->nranks, me = c->rank;
     int right = (me + 1) % p, left = (me + p - 1) % p;
     size_t es = red->esize, sf, sn, rf, rn;
     char *v = rbuf;
+    const char *in = sbuf ? sbuf : rbuf;
+    rmaib_coll_block(count, p, me, &sf, &sn);
+    if (sbuf) {
+        rmaib_sched_pre(c, v, in, sf * es);
+        rmaib_sched_pre(c, v + (sf + sn) * es, in + (sf + sn) * es, (count - sf - sn) * es);
+    }
     red->mine_first = 1;
     /* After step s we hold the partial sum of block (me - s - 1) over s + 2 ranks. */
     for (int s = 0; s < p - 1; s++) {
         rmaib_coll_block(count, p, (me - s + 2 * p) % p, &sf, &sn);
         rmaib_coll_block(count, p, (me - s - 1 + 2 * p) % p, &rf, &rn);
-        rmaib_sched_msg(c, right, v + sf * es, sn * es, left, v + rf * es, rn * es, red);
+        rmaib_sched_msg(c, right, (s ? v : in) + sf * es, sn * es, left, v + rf * es, rn * es,
+                        red);
         rmaib_sched_round(c);
     }
     /* Now block me + 1 is complete here: pass the complete blocks round. */
@@ -128,18 +140,24 @@ static int choose(const rmaib_coll_t *c, size_t count, size_t bytes)
         a = RMAIB_AR_AUTO;      /* flat sends the vector as one message */
     if (a == RMAIB_AR_DPML && !c->node_uniform)
         a = RMAIB_AR_AUTO;      /* DPML pairs the i-th rank of every node */
+    if (a == RMAIB_AR_SCOPY && !c->cma)
+        a = RMAIB_AR_AUTO;      /* not one node over shm, or the probe was refused */
     if (a != RMAIB_AR_AUTO)
         return a;
     if (bytes <= FLAT_MAX_BYTES && c->nranks <= FLAT_MAX_RANKS)
         return RMAIB_AR_FLAT;
     if (c->nnodes > 1 && c->node_uniform && count >= (size_t) c->nlocal)
         return RMAIB_AR_DPML;
+    if (bytes >= SCOPY_MIN_BYTES && count >= (size_t) c->nranks
+        && rmaib_coll_cma_use(c, bytes / (size_t) c->nranks))
+        return RMAIB_AR_SCOPY;
     return bytes >= RSAG_MIN_BYTES && count >= (size_t) c->nranks ? RMAIB_AR_RSAG : RMAIB_AR_RD;
 }
 
 int rmaib_coll_build_allreduce(rmaib_coll_t *c, const coll_call_t *call)
 {
-    static const char *const names[] = { "auto", "flat", "rd", "rsag", "dpml", "dissem" };
+    static const char *const names[] = { "auto", "flat", "rd", "rsag", "dpml", "dissem",
+        "single-copy" };
     coll_red_t red = { call->b, call->op, rmaib_basic_size(call->b), 1 };
     size_t count = call->n, bytes = count * red.esize;
     const void *sbuf = call->sbuf;
@@ -152,7 +170,9 @@ int rmaib_coll_build_allreduce(rmaib_coll_t *c, const coll_call_t *call)
         return flat(c, sbuf, rbuf, bytes, &red);
     if (c->nranks > 1 && a == RMAIB_AR_DISSEM)
         return rmaib_coll_dissem(c, sbuf, rbuf, bytes, &red);
-    if (sbuf)
+    if (c->nranks > 1 && a == RMAIB_AR_SCOPY)
+        return rmaib_coll_cma_allreduce(c, sbuf, rbuf, count, &red);
+    if (sbuf && (c->nranks == 1 || a != RMAIB_AR_RSAG))
         rmaib_sched_pre(c, rbuf, sbuf, bytes);
     if (c->nranks == 1)
         return RMAIB_OK;
@@ -161,6 +181,6 @@ int rmaib_coll_build_allreduce(rmaib_coll_t *c, const coll_call_t *call)
     else if (a == RMAIB_AR_RD)
         rmaib_coll_rd_group(c, NULL, c->nranks, c->rank, rbuf, bytes, &red);
     else
-        rsag(c, rbuf, count, &red);
+        rsag(c, sbuf, rbuf, count, &red);
     return RMAIB_OK;
 }

@@ -31,7 +31,8 @@ static int word_index(const char *w, const char *const *names)
 int rmaib_coll_config(const rmaib_coll_config_t **out)
 {
     static const char *const onoff[] = { "on", "off", NULL };
-    static const char *const ar[] = { "auto", "flat", "rd", "rsag", "dpml", "dissem", NULL };
+    static const char *const ar[] = { "auto", "flat", "rd", "rsag", "dpml", "dissem", "single-copy",
+        NULL };
     static const char *const ag[] = { "auto", "ring", "rd", "bruck", NULL };
     static const char *const a2a[] = { "auto", "direct", "bruck", NULL };
     static rmaib_coll_config_t cfg;

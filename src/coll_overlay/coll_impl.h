@@ -107,6 +107,7 @@ struct rmaib_coll {
      * reader has released its owner). */
     int cma;
     uint64_t cma_mine, *cma_addr, cma_probe;
+    uint64_t cma_res;           /* cma_allreduce.c: the result we publish */
     int late_err;
     /* The call the steps were last built for and the copies its builder made
      * before any step ran (sched_pre): a blocking call that repeats it replays
@@ -183,6 +184,9 @@ void rmaib_coll_cma_init(rmaib_coll_t *c);
 int rmaib_coll_cma_use(const rmaib_coll_t *c, size_t bytes);
 int rmaib_coll_cma_build(rmaib_coll_t *c, const coll_call_t *call);
 int rmaib_coll_run_read(rmaib_coll_t *c, coll_step_t *s, int *moved);
+/* cma_allreduce.c: the single-copy allreduce (sbuf NULL: in place). */
+int rmaib_coll_cma_allreduce(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t count,
+                             const coll_red_t *red);
 
 /* c->tmp with at least n bytes, or NULL. */
 void *rmaib_coll_scratch(rmaib_coll_t *c, size_t n);

@@ -30,9 +30,9 @@
 
 int rmaib_sched_max_steps(int p)
 {
-    /* single copy: 2 (p - 1) messages and p - 1 reads; flat: p - 1 sends and p
-     * folds; log rounds stay below 64 */
-    return 3 * p + 64;
+    /* single-copy allreduce: 3 (p - 1) messages, p - 1 reads and a fold; flat:
+     * p - 1 sends and p folds; log rounds stay below 64 */
+    return 4 * p + 64;
 }
 
 static coll_step_t *add(rmaib_coll_t *c, int kind)

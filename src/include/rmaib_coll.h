@@ -21,7 +21,7 @@ typedef struct rmaib_coll rmaib_coll_t;
 
 /* Algorithms; *_AUTO chooses by size and group (RMAIB_COLL_* can force one). */
 enum { RMAIB_AR_AUTO, RMAIB_AR_FLAT, RMAIB_AR_RD, RMAIB_AR_RSAG, RMAIB_AR_DPML, RMAIB_AR_DISSEM,
-    RMAIB_AR_COUNT };
+    RMAIB_AR_SCOPY, RMAIB_AR_COUNT };
 enum { RMAIB_AG_AUTO, RMAIB_AG_RING, RMAIB_AG_RD, RMAIB_AG_BRUCK, RMAIB_AG_COUNT };
 enum { RMAIB_A2A_AUTO, RMAIB_A2A_DIRECT, RMAIB_A2A_BRUCK, RMAIB_A2A_COUNT };
 

@@ -1,6 +1,6 @@
 /*
  * The single-copy path of MPI_Allgather and MPI_Alltoall within a node
- * (src/coll_overlay/cma.c) with RMAIB_COLL_CMA=4096 and RMAIB_VERBOSE=1 from the
+ * (src/coll_overlay/cma.c), and of MPI_Allreduce (cma_allreduce.c, from 64 KiB), with RMAIB_COLL_CMA=4096 and RMAIB_VERBOSE=1 from the
  * testlist: blocks around the threshold and of several MiB, out of place and in
  * place, blocking and non-blocking (several in flight, mixed with calls below the
  * threshold), on MPI_COMM_WORLD and on a sub-communicator without rank 0 in
@@ -125,6 +125,73 @@ static void path_is(MPI_Comm comm, const char *call, int single, const char *whe
     TAP_CHECK(has_line(want), "%s: %s not served by rmaib", when, call);
 }
 
+/* Allreduce of n ints, element i of rank q being q * 7 + i + salt: 1 if right. */
+static int ar_one(MPI_Comm comm, size_t n, int in_place, int salt, MPI_Request *req, int **keep)
+{
+    int me, p, ok = 1;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    int *s = malloc(n * sizeof *s + 4), *r = malloc(n * sizeof *r + 4);
+    for (size_t i = 0; i < n; i++) {
+        s[i] = me * 7 + (int) i + salt;
+        r[i] = in_place ? s[i] : -1;
+    }
+    const void *sb = in_place ? MPI_IN_PLACE : s;
+    if (req) {                  /* started: the caller waits, then checks with keep */
+        MPI_Iallreduce(sb, r, (int) n, MPI_INT, MPI_SUM, comm, req);
+        keep[0] = s;
+        keep[1] = r;
+        return 1;
+    }
+    MPI_Allreduce(sb, r, (int) n, MPI_INT, MPI_SUM, comm);
+    for (size_t i = 0; i < n && ok; i++)
+        if (r[i] != 7 * p * (p - 1) / 2 + p * ((int) i + salt)) {
+            tap_fail("allreduce of %zu ints%s on %d ranks: element %zu is %d", n,
+                     in_place ? " in place" : "", p, i, r[i]);
+            ok = 0;
+        }
+    free(s);
+    free(r);
+    return ok;
+}
+
+/* Allreduce: the path at 64 KiB, results up to 3 MiB, four non-blocking in flight. */
+static void ar_suite(MPI_Comm comm, const char *name, int single)
+{
+    int p, ok = 1, salt = 3;
+    MPI_Comm_size(comm, &p);
+    MPI_Comm d;
+    MPI_Comm_dup(comm, &d);
+    new_log();
+    ok &= ar_one(d, 16383, 0, salt++, NULL, NULL);
+    path_is(d, "MPI_Allreduce", 0, "allreduce below 64 KiB");
+    ok &= ar_one(d, 16384, 1, salt++, NULL, NULL);
+    path_is(d, "MPI_Allreduce", single && p > 1, "allreduce at 64 KiB");
+    MPI_Comm_free(&d);
+    const size_t sizes[] = { 16384 + 3, 262144 + 5, 786432 + 1 };
+    for (size_t k = 0; k < 3; k++)
+        for (int ip = 0; ip < 2; ip++)
+            ok &= ar_one(comm, sizes[k], ip, salt++, NULL, NULL);
+    const size_t nb[4] = { 262144, 25, 75000, 17500 };
+    MPI_Request req[4];
+    int *keep[4][2];
+    for (int i = 0; i < 4; i++)
+        ar_one(comm, nb[i], i & 1, 40 + i, &req[i], keep[i]);
+    for (int i = 3; i >= 0; i--)
+        MPI_Wait(&req[i], MPI_STATUS_IGNORE);
+    for (int i = 0; i < 4; i++) {
+        for (size_t j = 0; j < nb[i] && ok; j++)
+            if (keep[i][1][j] != 7 * p * (p - 1) / 2 + p * ((int) j + 40 + i)) {
+                tap_fail("iallreduce %d of %zu ints: element %zu is %d", i, nb[i], j, keep[i][1][j]);
+                ok = 0;
+            }
+        free(keep[i][0]);
+        free(keep[i][1]);
+    }
+    TAP_CHECK(ok, "%s: allreduce results", name);
+    tap_ok("%s: allreduce path at 64 KiB, 64 KiB to 3 MiB, 4 in flight, on %d ranks", name, p);
+}
+
 /* tap_ok's lines: every rank prints the same (rank 0 is not in the sub-communicator). */
 static const char *const points[3] = {
     "%s: path chosen at RMAIB_COLL_CMA=4096 on %d ranks",
@@ -179,6 +246,7 @@ static void suite(MPI_Comm comm, const char *name)
         ok &= check(&c[i], comm, "non-blocking");
     TAP_CHECK(ok, "%s: non-blocking results", name);
     tap_ok(points[2], name, p);
+    ar_suite(comm, name, single);
 }
 
 int main(int argc, char **argv)
@@ -205,6 +273,8 @@ int main(int argc, char **argv)
     } else {
         for (int i = 0; i < 3; i++)     /* tap_ok is collective over the world */
             tap_ok(points[i], "without rank 0", tap_size - 1);
+        tap_ok("%s: allreduce path at 64 KiB, 64 KiB to 3 MiB, 4 in flight, on %d ranks",
+               "without rank 0", tap_size - 1);
     }
 
     fflush(stderr);
