@@ -9,7 +9,9 @@
  * Where rmaib's progress thread runs (ofi over providers that progress in
  * software), it runs the schedules too each time it wakes (rmaib_async_hook), so a
  * rank that computes still moves its part; it completes no request (it may not
- * call the host MPI), the next MPI thread to progress does.
+ * call the host MPI), the next MPI thread to progress does.  With
+ * RMAIB_ASYNC_PROGRESS=1 a thread of our own (below) runs them too while calls
+ * are pending, on shm as well.
  *
  * A blocking call that finds the queue empty skips it: it builds (or, when it
  * repeats the last call, reuses) the steps and runs them to completion at once,
@@ -277,7 +279,8 @@ static int progress_locked(rmaib_coll_t *c, int reporting)
         call->err = rc != RMAIB_OK ? rc : c->late_err;
         c->built = 0;
         c->qdone++;
-        __atomic_sub_fetch(&async_pending, 1, __ATOMIC_RELAXED);
+        if (c->mapped)
+            __atomic_sub_fetch(&async_pending, 1, __ATOMIC_RELAXED);
         moved = 1;
         if (reporting)
             report(c);
@@ -332,9 +335,10 @@ static int start(rmaib_coll_t *c, const coll_call_t *call)
     }
     c->q[(c->qhead + c->qlen) % c->qcap] = *call;
     __atomic_store_n(&c->qlen, c->qlen + 1, __ATOMIC_RELEASE);
-    __atomic_add_fetch(&async_pending, 1, __ATOMIC_SEQ_CST);
+    if (c->mapped)
+        __atomic_add_fetch(&async_pending, 1, __ATOMIC_SEQ_CST);
     progress_locked(c, 1);
-    int left = c->qdone < c->qlen;
+    int left = c->mapped && c->qdone < c->qlen;
     give_back(c);
     if (left)
         async_wake();
@@ -449,15 +453,15 @@ int rmaib_coll_ibarrier(rmaib_coll_t *c, rmaib_coll_done_fn *done, void *arg)
 static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
 static rmaib_coll_t *all;
 
-/* A progress thread's turn: run the schedules, report nothing; nonzero if
- * anything moved. */
-static int advance_moved(void)
+/* A progress thread's turn: run the schedules (only those of mapped groups:
+ * mapped_only), report nothing; nonzero if anything moved. */
+static int advance_moved(int mapped_only)
 {
     int moved = 0;
     if (pthread_mutex_trylock(&all_lock) != 0)
         return 0;
     for (rmaib_coll_t *c = all; c; c = c->next)
-        if (try_take(c)) {
+        if ((c->mapped || !mapped_only) && try_take(c)) {
             moved |= progress_locked(c, 0);
             give_back(c);
         }
@@ -467,21 +471,24 @@ static int advance_moved(void)
 
 static void advance_all(void)
 {
-    (void) advance_moved();
+    (void) advance_moved(0);
 }
 
 /* ---------------------------------------------------------------- the schedule thread */
 
 /* With RMAIB_ASYNC_PROGRESS=1, a thread of the process runs the schedules while
- * calls are pending, so a rank that computes outside MPI still does its part (on
- * shm nothing else would; over ofi the transport's thread runs them only when it
- * wakes, up to 10 ms apart).  It sleeps on a condition while nothing is pending;
+ * calls are pending, so a rank that computes outside MPI still does its part.
+ * Only groups whose control blocks are all mapped (shm), where nothing else
+ * would: over ofi the transport's thread runs the schedules when it wakes, and
+ * this thread's puts and flushes beside it and the main thread made the
+ * icoll_many test 8 times slower on 4 ranks (2 cores).  It sleeps on a condition while nothing is pending;
  * a start that leaves its call unfinished wakes it.  Between passes that move
- * nothing it spins for SPIN_NS, then naps 1, 2 ... 64 us (timer slack 1 us),
- * leaving the core to the rank's computing thread.  While an MPI thread
- * progresses the schedules itself (polls moves) the thread keeps out of its way,
- * napping: two threads racing for c->busy slowed the wait.  It calls nothing of
- * the host MPI. */
+ * nothing it spins for SPIN_NS (not when ranks outnumber cores), then naps 1,
+ * 2 ... 64 us (timer slack 1 us), leaving the core to the rank's computing
+ * thread.  While an MPI thread progresses the schedules itself (polls moves) the
+ * thread keeps out of its way in naps that grow to 1.3 ms: two threads racing
+ * for c->busy slowed the wait, and on 2 cores shared by 4 ranks 20 us wake-ups
+ * slowed everything.  It calls nothing of the host MPI. */
 static struct {
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -501,22 +508,23 @@ static void nap_us(unsigned us)
 /* Run the schedules until nothing is pending (or stop). */
 static void run_pending(void)
 {
-    unsigned naps = 0, seen = __atomic_load_n(&polls, __ATOMIC_RELAXED);
-    uint64_t idle_since = 0;
+    unsigned naps = 0, polled = 0, seen = __atomic_load_n(&polls, __ATOMIC_RELAXED);
+    uint64_t idle_since = 0, spin = rmaib_oversubscribed() ? 0 : SPIN_NS;
     while (__atomic_load_n(&async_pending, __ATOMIC_ACQUIRE) > 0
            && !__atomic_load_n(&th.stop, __ATOMIC_RELAXED)) {
         unsigned now_polls = __atomic_load_n(&polls, __ATOMIC_RELAXED);
-        if (now_polls != seen) {
+        if (now_polls != seen) {        /* naps of 20 us, doubling to 1.3 ms */
             seen = now_polls;
-            nap_us(POLLED_NAP_US);
+            nap_us(POLLED_NAP_US << (polled < 6 ? polled++ : 6));
             continue;
         }
-        if (advance_moved()) {
+        polled = 0;
+        if (advance_moved(1)) {
             idle_since = 0;
             naps = 0;
         } else if (idle_since == 0) {
             idle_since = rmaib_now_ns();
-        } else if (rmaib_now_ns() - idle_since < SPIN_NS) {
+        } else if (rmaib_now_ns() - idle_since < spin) {
             rmaib_cpu_relax();
         } else {
             nap_us(naps < 6 ? 1u << naps++ : NAP_MAX_US);
