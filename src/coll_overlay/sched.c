@@ -486,9 +486,11 @@ static void advance_all(void)
  * nothing it spins for SPIN_NS (not when ranks outnumber cores), then naps 1,
  * 2 ... 64 us (timer slack 1 us), leaving the core to the rank's computing
  * thread.  While an MPI thread progresses the schedules itself (polls moves) the
- * thread keeps out of its way in naps that grow to 1.3 ms: two threads racing
- * for c->busy slowed the wait, and on 2 cores shared by 4 ranks 20 us wake-ups
- * slowed everything.  It calls nothing of the host MPI. */
+ * thread keeps out of its way in naps that grow to 1.3 ms, and it first naps
+ * 5 us to see whether the starter went on to wait: two threads racing for
+ * c->busy made a 1 MiB start + wait 7 times slower (the thread, preempted while
+ * holding it, stalls the waiter a time slice), and on 2 cores shared by 4 ranks
+ * 20 us wake-ups slowed everything.  It calls nothing of the host MPI. */
 static struct {
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -497,7 +499,7 @@ static struct {
 } th = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0 };
 static unsigned polls;          /* progress passes of MPI threads: a hint, relaxed */
 
-enum { SPIN_NS = 20000, NAP_MAX_US = 64, POLLED_NAP_US = 20 };
+enum { SPIN_NS = 20000, NAP_MAX_US = 64, POLLED_NAP_US = 20, SETTLE_US = 5 };
 
 static void nap_us(unsigned us)
 {
@@ -510,6 +512,7 @@ static void run_pending(void)
 {
     unsigned naps = 0, polled = 0, seen = __atomic_load_n(&polls, __ATOMIC_RELAXED);
     uint64_t idle_since = 0, spin = rmaib_oversubscribed() ? 0 : SPIN_NS;
+    nap_us(SETTLE_US);          /* did the starter go on to wait?  Then polls moved */
     while (__atomic_load_n(&async_pending, __ATOMIC_ACQUIRE) > 0
            && !__atomic_load_n(&th.stop, __ATOMIC_RELAXED)) {
         unsigned now_polls = __atomic_load_n(&polls, __ATOMIC_RELAXED);
