@@ -144,6 +144,9 @@ int rmaib_coll_create(void *hcomm, int rank, int nranks, rmaib_coll_t **out)
         free_parts(c);
         return rc;
     }
+    c->mapped = 1;
+    for (int r = 0; r < nranks; r++)
+        c->mapped &= c->win->peers[r].ctrl_mapped != NULL;
     rmaib_sched_enrol(c);
     *out = c;
     return RMAIB_OK;

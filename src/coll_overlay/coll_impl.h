@@ -120,6 +120,7 @@ struct rmaib_coll {
     coll_call_t *q;
     int qcap, qhead, qlen, qdone;
     atomic_flag busy;       /* one thread at a time runs the schedules */
+    int mapped;             /* every peer's control block is mapped (shm): sched.c's thread serves c */
     struct rmaib_coll *next, *prev;     /* every communicator's, for progress */
 };
 

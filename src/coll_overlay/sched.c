@@ -9,7 +9,9 @@
  * Where rmaib's progress thread runs (ofi over providers that progress in
  * software), it runs the schedules too each time it wakes (rmaib_async_hook), so a
  * rank that computes still moves its part; it completes no request (it may not
- * call the host MPI), the next MPI thread to progress does.
+ * call the host MPI), the next MPI thread to progress does.  With
+ * RMAIB_ASYNC_PROGRESS=1 a thread of our own (below) runs them too while calls
+ * are pending, on shm as well.
  *
  * A blocking call that finds the queue empty skips it: it builds (or, when it
  * repeats the last call, reuses) the steps and runs them to completion at once,
@@ -20,11 +22,21 @@
  * group, and the window's slots.  A start that finds the ring full progresses
  * the older calls until one finishes.
  */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
 #include "coll_impl.h"
 #include "base/backoff.h"
+#include "base/config.h"
 #include "base/reduce.h"
+#include "rmaib_host.h"
+
+static void async_wake(void);
+/* Calls queued and not finished, over every communicator: what the schedule
+ * thread (below) runs while it is above zero. */
+static int async_pending;
 
 /* ---------------------------------------------------------------- building */
 
@@ -267,6 +279,8 @@ static int progress_locked(rmaib_coll_t *c, int reporting)
         call->err = rc != RMAIB_OK ? rc : c->late_err;
         c->built = 0;
         c->qdone++;
+        if (c->mapped)
+            __atomic_sub_fetch(&async_pending, 1, __ATOMIC_RELAXED);
         moved = 1;
         if (reporting)
             report(c);
@@ -321,8 +335,13 @@ static int start(rmaib_coll_t *c, const coll_call_t *call)
     }
     c->q[(c->qhead + c->qlen) % c->qcap] = *call;
     __atomic_store_n(&c->qlen, c->qlen + 1, __ATOMIC_RELEASE);
+    if (c->mapped)
+        __atomic_add_fetch(&async_pending, 1, __ATOMIC_SEQ_CST);
     progress_locked(c, 1);
+    int left = c->mapped && c->qdone < c->qlen;
     give_back(c);
+    if (left)
+        async_wake();
     return RMAIB_OK;
 }
 
@@ -434,22 +453,150 @@ int rmaib_coll_ibarrier(rmaib_coll_t *c, rmaib_coll_done_fn *done, void *arg)
 static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
 static rmaib_coll_t *all;
 
-/* The progress thread's turn: run the schedules, report nothing. */
-static void advance_all(void)
+/* A progress thread's turn: run the schedules (only those of mapped groups:
+ * mapped_only), report nothing; nonzero if anything moved. */
+static int advance_moved(int mapped_only)
 {
+    int moved = 0;
     if (pthread_mutex_trylock(&all_lock) != 0)
-        return;
+        return 0;
     for (rmaib_coll_t *c = all; c; c = c->next)
-        if (try_take(c)) {
-            progress_locked(c, 0);
+        if ((c->mapped || !mapped_only) && try_take(c)) {
+            moved |= progress_locked(c, 0);
             give_back(c);
         }
     pthread_mutex_unlock(&all_lock);
+    return moved;
+}
+
+static void advance_all(void)
+{
+    (void) advance_moved(0);
+}
+
+/* ---------------------------------------------------------------- the schedule thread */
+
+/* With RMAIB_ASYNC_PROGRESS=1, a thread of the process runs the schedules while
+ * calls are pending, so a rank that computes outside MPI still does its part.
+ * Only groups whose control blocks are all mapped (shm), where nothing else
+ * would: over ofi the transport's thread runs the schedules when it wakes, and
+ * this thread's puts and flushes beside it and the main thread made the
+ * icoll_many test 8 times slower on 4 ranks (2 cores).  It sleeps on a condition while nothing is pending;
+ * a start that leaves its call unfinished wakes it.  Between passes that move
+ * nothing it spins for SPIN_NS (not when ranks outnumber cores), then naps 1,
+ * 2 ... 64 us (timer slack 1 us), leaving the core to the rank's computing
+ * thread.  While an MPI thread progresses the schedules itself (polls moves) the
+ * thread keeps out of its way in naps that grow to 1.3 ms, and it first naps
+ * 5 us to see whether the starter went on to wait: two threads racing for
+ * c->busy made a 1 MiB start + wait 7 times slower (the thread, preempted while
+ * holding it, stalls the waiter a time slice), and on 2 cores shared by 4 ranks
+ * 20 us wake-ups slowed everything.  It calls nothing of the host MPI. */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    pthread_t tid;
+    int running, stop, sleeping;
+} th = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0 };
+static unsigned polls;          /* progress passes of MPI threads: a hint, relaxed */
+
+enum { SPIN_NS = 20000, NAP_MAX_US = 64, POLLED_NAP_US = 20, SETTLE_US = 5 };
+
+static void nap_us(unsigned us)
+{
+    struct timespec ts = { 0, (long) us * 1000 };
+    nanosleep(&ts, NULL);
+}
+
+/* Run the schedules until nothing is pending (or stop). */
+static void run_pending(void)
+{
+    unsigned naps = 0, polled = 0, seen = __atomic_load_n(&polls, __ATOMIC_RELAXED);
+    uint64_t idle_since = 0, spin = rmaib_oversubscribed() ? 0 : SPIN_NS;
+    nap_us(SETTLE_US);          /* did the starter go on to wait?  Then polls moved */
+    while (__atomic_load_n(&async_pending, __ATOMIC_ACQUIRE) > 0
+           && !__atomic_load_n(&th.stop, __ATOMIC_RELAXED)) {
+        unsigned now_polls = __atomic_load_n(&polls, __ATOMIC_RELAXED);
+        if (now_polls != seen) {        /* naps of 20 us, doubling to 1.3 ms */
+            seen = now_polls;
+            nap_us(POLLED_NAP_US << (polled < 6 ? polled++ : 6));
+            continue;
+        }
+        polled = 0;
+        if (advance_moved(1)) {
+            idle_since = 0;
+            naps = 0;
+        } else if (idle_since == 0) {
+            idle_since = rmaib_now_ns();
+        } else if (rmaib_now_ns() - idle_since < spin) {
+            rmaib_cpu_relax();
+        } else {
+            nap_us(naps < 6 ? 1u << naps++ : NAP_MAX_US);
+        }
+    }
+}
+
+static void *sched_thread(void *arg)
+{
+    (void) arg;
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+    pthread_mutex_lock(&th.lock);
+    while (!__atomic_load_n(&th.stop, __ATOMIC_RELAXED)) {
+        /* seq_cst against async_wake: it adds to async_pending, then reads
+         * sleeping; we set sleeping, then read async_pending. */
+        __atomic_store_n(&th.sleeping, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&async_pending, __ATOMIC_SEQ_CST) == 0) {
+            pthread_cond_wait(&th.cond, &th.lock);
+            continue;
+        }
+        __atomic_store_n(&th.sleeping, 0, __ATOMIC_RELAXED);
+        pthread_mutex_unlock(&th.lock);
+        run_pending();
+        pthread_mutex_lock(&th.lock);
+    }
+    pthread_mutex_unlock(&th.lock);
+    return NULL;
+}
+
+static void async_wake(void)
+{
+    if (!__atomic_load_n(&th.sleeping, __ATOMIC_SEQ_CST))
+        return;
+    pthread_mutex_lock(&th.lock);
+    pthread_cond_signal(&th.cond);
+    pthread_mutex_unlock(&th.lock);
+}
+
+/* The first communicator starts the thread, the last stops it; life_lock orders
+ * the two (a stop joins the thread, which takes all_lock only by trying). */
+static pthread_mutex_t life_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void thread_start(void)
+{
+    if (th.running || rmaib_config.async_progress != 1)
+        return;
+    __atomic_store_n(&th.stop, 0, __ATOMIC_RELAXED);
+    if (pthread_create(&th.tid, NULL, sched_thread, NULL) == 0)
+        th.running = 1;
+    else if (rmaib_config.verbose)
+        rmaib_host_say("rmaib: cannot start the schedule thread: non-blocking collectives "
+                       "progress only inside MPI calls");
+}
+
+static void thread_stop(void)
+{
+    pthread_mutex_lock(&th.lock);
+    __atomic_store_n(&th.stop, 1, __ATOMIC_RELAXED);
+    pthread_cond_signal(&th.cond);
+    pthread_mutex_unlock(&th.lock);
+    pthread_join(th.tid, NULL);
+    th.running = 0;
 }
 
 void rmaib_sched_enrol(rmaib_coll_t *c)
 {
     atomic_store(&rmaib_async_hook, advance_all);
+    pthread_mutex_lock(&life_lock);
+    thread_start();
     pthread_mutex_lock(&all_lock);
     c->prev = NULL;
     c->next = all;
@@ -457,10 +604,12 @@ void rmaib_sched_enrol(rmaib_coll_t *c)
         all->prev = c;
     all = c;
     pthread_mutex_unlock(&all_lock);
+    pthread_mutex_unlock(&life_lock);
 }
 
 void rmaib_sched_leave(rmaib_coll_t *c)
 {
+    pthread_mutex_lock(&life_lock);
     pthread_mutex_lock(&all_lock);
     if (c->prev)
         c->prev->next = c->next;
@@ -468,12 +617,17 @@ void rmaib_sched_leave(rmaib_coll_t *c)
         all = c->next;
     if (c->next)
         c->next->prev = c->prev;
+    int last = !all;
     pthread_mutex_unlock(&all_lock);
+    if (last && th.running)
+        thread_stop();
+    pthread_mutex_unlock(&life_lock);
 }
 
 int rmaib_coll_progress_all(void)
 {
     int moved = 0;
+    __atomic_store_n(&polls, __atomic_load_n(&polls, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
     if (pthread_mutex_trylock(&all_lock) != 0)
         return 0;
     for (rmaib_coll_t *c = all; c; c = c->next)
