@@ -37,6 +37,9 @@ static void async_wake(void);
 /* Calls queued and not finished, over every communicator: what the schedule
  * thread (below) runs while it is above zero. */
 static int async_pending;
+/* Calls queued and not finished over every communicator, whatever the group:
+ * while above zero, waits in the host run the schedules (rmaib_coll_unfinished). */
+static int unfinished;
 
 /* ---------------------------------------------------------------- building */
 
@@ -279,6 +282,7 @@ static int progress_locked(rmaib_coll_t *c, int reporting)
         call->err = rc != RMAIB_OK ? rc : c->late_err;
         c->built = 0;
         c->qdone++;
+        __atomic_sub_fetch(&unfinished, 1, __ATOMIC_RELAXED);
         if (c->mapped)
             __atomic_sub_fetch(&async_pending, 1, __ATOMIC_RELAXED);
         moved = 1;
@@ -335,6 +339,7 @@ static int start(rmaib_coll_t *c, const coll_call_t *call)
     }
     c->q[(c->qhead + c->qlen) % c->qcap] = *call;
     __atomic_store_n(&c->qlen, c->qlen + 1, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&unfinished, 1, __ATOMIC_RELAXED);
     if (c->mapped)
         __atomic_add_fetch(&async_pending, 1, __ATOMIC_SEQ_CST);
     progress_locked(c, 1);
@@ -472,6 +477,16 @@ static int advance_moved(int mapped_only)
 static void advance_all(void)
 {
     (void) advance_moved(0);
+}
+
+int rmaib_coll_unfinished(void)
+{
+    return __atomic_load_n(&unfinished, __ATOMIC_RELAXED) > 0;
+}
+
+int rmaib_coll_advance(void)
+{
+    return advance_moved(0);
 }
 
 /* ---------------------------------------------------------------- the schedule thread */

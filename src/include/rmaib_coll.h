@@ -71,6 +71,12 @@ int rmaib_coll_progress(rmaib_coll_t *c);
 int rmaib_coll_progress_all(void);
 /* Calls started on c and not finished. */
 int rmaib_coll_pending(rmaib_coll_t *c);
+/* Whether any communicator has a call started and not finished: a rank waiting
+ * in the host MPI must then still run its schedules, which peers may wait on. */
+int rmaib_coll_unfinished(void);
+/* progress_all without completing requests (no host calls): for a hook inside the
+ * host's progress engine; finished calls are reported by the next progress_all. */
+int rmaib_coll_advance(void);
 
 /* The algorithm the last call on c ran ("flat", "rd", ...), for RMAIB_VERBOSE. */
 const char *rmaib_coll_last_alg(const rmaib_coll_t *c);

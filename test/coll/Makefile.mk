@@ -17,3 +17,4 @@ coll_tests += test/coll/coll_single_copy
 coll_tests += test/coll/coll_fresh_windows
 coll_tests += test/coll/coll_bad_config
 coll_tests += test/coll/icoll_async
+coll_tests += test/coll/icoll_host_waits

@@ -126,7 +126,17 @@ __thread int rmaib_nm_busy __attribute__((tls_model("initial-exec")));
 
 int rmaib_nm_progress(void)
 {
-    if (rmaib_nm_busy || !rmaib_poll_wanted())
+    if (rmaib_nm_busy)
+        return MPI_SUCCESS;
+    /* Every wait in MPICH comes here: a rank waiting on MPICH's request still runs
+     * the schedules its peers may wait on (reported when their requests are polled;
+     * MPICH's progress is no place for MPI_Grequest_complete). */
+    if (!rmaib_nm_nested && rmaib_coll_unfinished()) {
+        rmaib_nm_busy++;
+        rmaib_coll_advance();
+        rmaib_nm_busy--;
+    }
+    if (!rmaib_poll_wanted())
         return MPI_SUCCESS;
     unsigned round = 0;
     rmaib_nm_busy++;

@@ -12,11 +12,33 @@
  * progress engine does for its own netmod; the progress thread parks meanwhile.
  * Without such a provider (shm only, or a provider with hardware progress) every
  * call goes straight to the host.
+ *
+ * rmaib's non-blocking collectives move only where rmaib runs, so the same waits
+ * (and the calls an application polls with) also run them while any is
+ * unfinished: a rank waiting on the host's request must still do its part of a
+ * schedule a peer waits for, as MPI's progress rule asks (MPICH's nonblocking3
+ * mixes both kinds in MPI_Wait/Test*; without this each host operation crawled
+ * forward only as the peers' waits gave MPICH a turn).
  */
 #include <stdlib.h>
 #include <string.h>
 #include "base/config.h"
 #include "serve.h"
+#include "rmaib_coll.h"
+
+/* Whether a wait must poll: the endpoint, or unfinished collective schedules. */
+static int serving(void)
+{
+    return rmaib_poll_wanted() || rmaib_coll_unfinished();
+}
+
+/* One round of such a wait. */
+static void serve_round(unsigned *round)
+{
+    if (rmaib_coll_unfinished() && rmaib_coll_progress_all())
+        *round = 0;
+    rmaib_poll(round);
+}
 
 int rmaib_mpi_serve_wait(MPI_Request *req, MPI_Status *status)
 {
@@ -24,7 +46,7 @@ int rmaib_mpi_serve_wait(MPI_Request *req, MPI_Status *status)
     int rc, flag = 0;
     rmaib_poll_enter();
     while ((rc = PMPI_Test(req, &flag, status)) == MPI_SUCCESS && !flag)
-        rmaib_poll(&round);
+        serve_round(&round);
     rmaib_poll_leave();
     return rc;
 }
@@ -35,14 +57,14 @@ static int serve_waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
     int rc, flag = 0;
     rmaib_poll_enter();
     while ((rc = PMPI_Testall(n, reqs, &flag, statuses)) == MPI_SUCCESS && !flag)
-        rmaib_poll(&round);
+        serve_round(&round);
     rmaib_poll_leave();
     return rc;
 }
 
 int rmaib_mpi_host_wait(MPI_Request *req)
 {
-    return rmaib_poll_wanted() ? rmaib_mpi_serve_wait(req, MPI_STATUS_IGNORE)
+    return serving() ? rmaib_mpi_serve_wait(req, MPI_STATUS_IGNORE)
         : PMPI_Wait(req, MPI_STATUS_IGNORE);
 }
 
@@ -93,27 +115,41 @@ static int coll_nonblocking(void)
 
 int MPI_Wait(MPI_Request *req, MPI_Status *status)
 {
-    if (!rmaib_poll_wanted())
+    if (!serving())
         return PMPI_Wait(req, status);
     return rmaib_mpi_serve_wait(req, status);
 }
 
 int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
 {
-    if (!rmaib_poll_wanted())
+    if (!serving())
         return PMPI_Waitall(n, reqs, statuses);
     return serve_waitall(n, reqs, statuses);
 }
 
 int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
 {
-    if (!rmaib_poll_wanted())
+    if (!serving())
         return PMPI_Waitany(n, reqs, index, status);
     unsigned round = 0;
     int rc, flag = 0;
     rmaib_poll_enter();
     while ((rc = PMPI_Testany(n, reqs, index, &flag, status)) == MPI_SUCCESS && !flag)
-        rmaib_poll(&round);
+        serve_round(&round);
+    rmaib_poll_leave();
+    return rc;
+}
+
+int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
+{
+    if (!serving())
+        return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
+    unsigned round = 0;
+    int rc;
+    rmaib_poll_enter();
+    while ((rc = PMPI_Testsome(n, reqs, outcount, indices, statuses)) == MPI_SUCCESS
+           && *outcount == 0)
+        serve_round(&round);
     rmaib_poll_leave();
     return rc;
 }
@@ -121,7 +157,7 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
 int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
              MPI_Status *status)
 {
-    if (!rmaib_poll_wanted())
+    if (!serving())
         return PMPI_Recv(buf, count, type, source, tag, comm, status);
     MPI_Request req;
     int rc = PMPI_Irecv(buf, count, type, source, tag, comm, &req);
@@ -132,7 +168,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
                  void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
                  MPI_Comm comm, MPI_Status *status)
 {
-    if (!rmaib_poll_wanted())
+    if (!serving())
         return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
                              comm, status);
     MPI_Request reqs[2];
@@ -156,13 +192,13 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    if (!rmaib_poll_wanted())
+    if (!serving())
         return PMPI_Probe(source, tag, comm, status);
     unsigned round = 0;
     int rc, flag = 0;
     rmaib_poll_enter();
     while ((rc = PMPI_Iprobe(source, tag, comm, &flag, status)) == MPI_SUCCESS && !flag)
-        rmaib_poll(&round);
+        serve_round(&round);
     rmaib_poll_leave();
     return rc;
 }
@@ -228,6 +264,8 @@ int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int
  * endpoint taken and returns: the thread serves. */
 static void serve_once(void)
 {
+    if (rmaib_coll_unfinished())
+        rmaib_coll_progress_all();
     if (!rmaib_poll_wanted())
         return;
     unsigned round = 0;
