@@ -11,6 +11,7 @@
 #include "base/config.h"
 #include "coll.h"
 #include "host.h"
+#include "serve.h"
 #include "rmaib_host.h"
 
 static int coll_keyval = MPI_KEYVAL_INVALID;
@@ -57,7 +58,12 @@ static void make_core(rmaib_mpi_coll_t *st, MPI_Comm comm)
     PMPI_Comm_size(comm, &st->nranks);
     if (st->nranks == 1)
         return;                 /* served locally, no window needed */
-    if (PMPI_Comm_dup(comm, &st->dup) != MPI_SUCCESS) {
+    /* Its non-blocking form, waited for as the host waits of serve.c: peers may be
+     * waiting on a schedule of ours (on another communicator) before they come
+     * here, and a blocking dup would run none (MPICH's nonblocking3 hung so). */
+    MPI_Request req;
+    if (PMPI_Comm_idup(comm, &st->dup, &req) != MPI_SUCCESS
+        || rmaib_mpi_host_wait(&req) != MPI_SUCCESS) {
         st->dup = MPI_COMM_NULL;
         st->why_host = "no duplicate communicator";
         return;
