@@ -11,7 +11,7 @@ bench_programs = \
 	bench/osu_fop_latency bench/osu_cas_latency \
 	bench/lock_contention bench/lock_sync bench/epoch_cost bench/overlap bench/core3 \
 	bench/flush_visible \
-	bench/osu_allreduce bench/osu_allgather bench/osu_alltoall bench/ar_floor
+	bench/osu_allreduce bench/osu_allgather bench/osu_alltoall bench/coll_floor
 
 noinst_PROGRAMS += $(bench_programs)
 
@@ -94,5 +94,5 @@ bench_osu_iallgather_SOURCES = bench/osu_iallgather.c $(BENCH_COLL)
 bench_osu_iallgather_LDADD = $(MPI_LIBS)
 bench_osu_ialltoall_SOURCES = bench/osu_ialltoall.c $(BENCH_COLL)
 bench_osu_ialltoall_LDADD = $(MPI_LIBS)
-bench_ar_floor_SOURCES = bench/ar_floor.c
-bench_ar_floor_LDADD = $(MPI_LIBS)
+bench_coll_floor_SOURCES = bench/coll_floor.c
+bench_coll_floor_LDADD = $(MPI_LIBS)
