@@ -12,6 +12,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "coll_check.h"
 
@@ -116,6 +117,10 @@ static void path_is(MPI_Comm comm, const char *call, int single, const char *whe
 {
     int p;
     MPI_Comm_size(comm, &p);
+#ifdef RMAIB_TEST_NETMOD
+    if (p == 1 && strcmp(call, "MPI_Allreduce") == 0)
+        return;                 /* MPICH's binding answers a 1-rank allreduce itself */
+#endif
     char want[160];
     snprintf(want, sizeof want, "%s on %d ranks served by rmaib, algorithm single-copy", call, p);
     int has = has_line(want);
