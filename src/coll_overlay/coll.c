@@ -219,7 +219,8 @@ int rmaib_coll_try_send(rmaib_coll_t *c, int peer, const void *buf, size_t len, 
 {
     rmaib_win_t *w = c->win;
     uint64_t k = c->sent[peer] + 1;
-    if (k > 2 && c->acked[peer] < k - 2 && (c->acked[peer] = rmaib_load(my_word(c, peer, 2))) < k - 2) {
+    if (k > 2 && c->acked[peer] < k - 2
+        && (c->acked[peer] = rmaib_load(my_word(c, peer, 2))) < k - 2) {
         c->nwait++;             /* its slot is not free again yet */
         c->wait_word = my_word(c, peer, 2);
         c->wait_k = k - 2;

@@ -496,8 +496,9 @@ int rmaib_coll_advance(void)
  * Only groups whose control blocks are all mapped (shm), where nothing else
  * would: over ofi the transport's thread runs the schedules when it wakes, and
  * this thread's puts and flushes beside it and the main thread made the
- * icoll_many test 8 times slower on 4 ranks (2 cores).  It sleeps on a condition while nothing is pending;
- * a start that leaves its call unfinished wakes it.  Between passes that move
+ * icoll_many test 8 times slower on 4 ranks (2 cores).  It sleeps on a
+ * condition while nothing is pending; a start that leaves its call unfinished
+ * wakes it.  Between passes that move
  * nothing it spins for SPIN_NS (not when ranks outnumber cores), then naps 1,
  * 2 ... 64 us (timer slack 1 us), leaving the core to the rank's computing
  * thread.  While an MPI thread progresses the schedules itself (polls moves) the
