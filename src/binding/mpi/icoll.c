@@ -7,7 +7,9 @@
  * MPI_Test*, MPI_Wait and MPI_Wait{any,some} call, and its wait function, which
  * MPI_Waitall calls, progress the schedules of every communicator, and a
  * schedule that finishes completes its request.  MPICH polls them from no other
- * call (not MPI_Iprobe); rmaib's own collective calls progress them too.  A freed
+ * call, so while any is unfinished the drop-in's waits, tests and probes run them
+ * (serve.c), as the netmod's progress hook does; rmaib's own collective calls
+ * progress them too.  A freed
  * request's schedule still runs, progressed by those calls and by MPI_Comm_free.
  * The netmod's collective hooks return the same requests (rmaib_coll.c).
  */
