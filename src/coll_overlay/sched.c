@@ -474,19 +474,20 @@ static int advance_moved(int mapped_only)
     return moved;
 }
 
+int rmaib_coll_advance(void)
+{
+    return advance_moved(0);
+}
+
+/* The transport's progress thread's hook. */
 static void advance_all(void)
 {
-    (void) advance_moved(0);
+    (void) rmaib_coll_advance();
 }
 
 int rmaib_coll_unfinished(void)
 {
     return __atomic_load_n(&unfinished, __ATOMIC_RELAXED) > 0;
-}
-
-int rmaib_coll_advance(void)
-{
-    return advance_moved(0);
 }
 
 /* ---------------------------------------------------------------- the schedule thread */
@@ -498,10 +499,9 @@ int rmaib_coll_advance(void)
  * this thread's puts and flushes beside it and the main thread made the
  * icoll_many test 8 times slower on 4 ranks (2 cores).  It sleeps on a
  * condition while nothing is pending; a start that leaves its call unfinished
- * wakes it.  Between passes that move
- * nothing it spins for SPIN_NS (not when ranks outnumber cores), then naps 1,
- * 2 ... 64 us (timer slack 1 us), leaving the core to the rank's computing
- * thread.  While an MPI thread progresses the schedules itself (polls moves) the
+ * wakes it.  Between passes that move nothing it spins for SPIN_NS (not when
+ * ranks outnumber cores), then naps 1, 2 ... 64 us (timer slack 1 us), leaving
+ * the core to the rank's computing thread.  While an MPI thread progresses the schedules itself (polls moves) the
  * thread keeps out of its way in naps that grow to 1.3 ms, and it first naps
  * 5 us to see whether the starter went on to wait: two threads racing for
  * c->busy made a 1 MiB start + wait 7 times slower (the thread, preempted while
