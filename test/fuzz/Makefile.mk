@@ -37,7 +37,7 @@ test/fuzz/layout: $(fuzz_layout_sources) $(fuzz_headers)
 	$(fuzz_layout_sources) $(MPI_LIBS) -lpthread
 
 if RMAIB_HAVE_FUZZ
-check_SCRIPTS = $(fuzz_harnesses)
+check_SCRIPTS += $(fuzz_harnesses)
 fuzz: $(fuzz_harnesses)
 	RMAIB_FUZZ_SECONDS=$(FUZZ_SECONDS) RMAIB_FUZZ_OUT=$(abs_top_builddir)/fuzz-out \
 	RMAIB_TOP_SRCDIR=$(abs_top_srcdir) RMAIB_TOP_BUILDDIR=$(abs_top_builddir) \

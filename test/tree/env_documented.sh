@@ -34,9 +34,10 @@ check "every variable of README.md's table is read by the library" $(missing "$r
 # shellcheck disable=SC2046
 check "every variable of rmaib(7) is read by the library" $(missing "$man" "$lib_read")
 
-# C programs read a variable by its name in quotes; scripts with $NAME or ${NAME.
-tool_c=$(find test bench examples -name '*.[ch]' | sort)
-tool_sh=$(find test bench maint examples .ci -type f ! -name '*.[ch]' ! -name '*.md' | sort)
+# C and Fortran programs read a variable by its name in quotes; scripts with $NAME
+# or ${NAME.
+tool_c=$(find test bench examples -name '*.[ch]' -o -name '*.[fF]90' | sort)
+tool_sh=$(find test bench maint examples .ci -type f ! -name '*.[ch]' ! -name '*.[fF]90' ! -name '*.md' | sort)
 # shellcheck disable=SC2086
 tool_read=$( { grep -ohE '"RMAIB_[A-Z][A-Z0-9_]*"' $tool_c | tr -d '"'
                grep -ohE '[$][{]?RMAIB_[A-Z][A-Z0-9_]*' $tool_sh | tr -d '${'; } | sort -u)
