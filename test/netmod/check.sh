@@ -1,9 +1,10 @@
 #!/bin/sh
 # test/netmod/check.sh PREFIX [NAME...]: the netmod pass (make check-netmod).
 #
-# rmaib's test/rma and test/coll programs built with PREFIX/bin/mpicc, the MPICH
-# on ch4:rmaib (maint/mpich-rmaib), with no librmaib-mpi and no preload: every
-# one-sided call, MPI_Allreduce, MPI_Allgather and MPI_Alltoall are the netmod's.
+# rmaib's test/rma and test/coll programs built with PREFIX/bin/mpicc, and
+# test/fortran's with PREFIX/bin/mpif90, the MPICH on ch4:rmaib
+# (maint/mpich-rmaib), with no librmaib-mpi and no preload: every one-sided call,
+# MPI_Allreduce, MPI_Allgather and MPI_Alltoall are the netmod's.
 # Each runs through test/run-test with its testlist's lines and passes
 # (RMAIB_TEST_PASSES picks them, default shm,ofi,mixed); the collective programs
 # run with RMAIB_VERBOSE=1 and fail unless rmaib says it served each of these
@@ -24,7 +25,8 @@ builddir=$(pwd)
 mpicc=$prefix/bin/mpicc
 [ -x "$mpicc" ] || { echo "check-netmod: no $mpicc (maint/mpich-rmaib)" >&2; exit 2; }
 out=$builddir/netmod-check
-mkdir -p "$out/test/rma" "$out/test/coll" || exit 2
+mpif90=$prefix/bin/mpif90
+mkdir -p "$out/test/rma" "$out/test/coll" "$out/test/fortran" || exit 2
 
 # run-test finds test/rma/testlist from where the programs sit under its build
 # tree ($out); the netmod MPICH comes first for the launcher and every rank.
@@ -44,9 +46,28 @@ if [ $# -gt 0 ]; then
 else
     names=$(sed -n 's|^rma_tests += test/rma/||p' "$srcdir/test/rma/Makefile.mk")
     names="$names $(sed -n 's|^coll_tests += test/coll/||p' "$srcdir/test/coll/Makefile.mk")"
+    names="$names rma_f08 rma_mpi rma_mpif"
 fi
-# The suite of program $1: test/coll for the collective programs, else test/rma.
-suite() { [ -f "$srcdir/test/coll/$1.c" ] && echo coll || echo rma; }
+# The suite of program $1: test/coll for the collective programs, test/fortran for
+# the Fortran ones, else test/rma.
+suite() {
+    case $1 in
+        rma_f08|rma_mpi|rma_mpif) echo fortran ;;
+        *) [ -f "$srcdir/test/coll/$1.c" ] && echo coll || echo rma ;;
+    esac
+}
+# Build program $1 of suite $2 into $out/test/$2 (its output to the log $3).
+build() {
+    if [ "$2" = fortran ]; then
+        # One source for the three bindings (test/fortran/Makefile.mk).
+        def=$(echo "$1" | sed 's/^rma_//' | tr a-z A-Z)
+        "$mpif90" -O2 -DRMA_"$def" "$srcdir/test/fortran/rma_binding.F90" -o "$out/test/$2/$1" >"$3" 2>&1
+        return
+    fi
+    # shellcheck disable=SC2046
+    "$mpicc" -O2 -DRMAIB_TEST_NETMOD -I"$srcdir/test/$2" -I"$prefix/include" \
+        $(mkvar "$1" CPPFLAGS) $(sources "$1") -o "$out/test/$2/$1" -lm >"$3" 2>&1
+}
 excluded() { grep -q "^$1[[:space:]]" "$srcdir/test/netmod/exclude.txt"; }
 # A variable its Makefile.mk gives program $1 (test_SUITE_$1_$2), on one line.
 mkvar() {
@@ -107,11 +128,13 @@ for n in $names; do
     fi
     log=$out/$n.log
     d=$(suite "$n")
-    # shellcheck disable=SC2046
-    if ! "$mpicc" -O2 -DRMAIB_TEST_NETMOD -I"$srcdir/test/$d" -I"$prefix/include" \
-            $(mkvar "$n" CPPFLAGS) \
-            $(sources "$n") -o "$out/test/$d/$n" -lm >"$log" 2>&1; then
-        echo "FAIL $n: does not build with $mpicc ($log)"
+    if [ "$d" = fortran ] && [ ! -x "$mpif90" ]; then
+        echo "SKIP $n: no $mpif90 (an MPICH built without Fortran: make mpich again)"
+        tot_skip=$((tot_skip + 1))
+        continue
+    fi
+    if ! build "$n" "$d" "$log"; then
+        echo "FAIL $n: does not build with $([ "$d" = fortran ] && echo "$mpif90" || echo "$mpicc") ($log)"
         st=1 tot_bad=$((tot_bad + 1))
         continue
     fi
