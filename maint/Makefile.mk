@@ -11,9 +11,13 @@ EXTRA_DIST += maint/conformance maint/conformance-exclude maint/mpich-source mai
 
 CONFORMANCE_FLAGS =
 
+# The Fortran suites with configure's MPIFORT, as make check; none without it.
+conformance_fortran = $(if $(MPIFORT),--mpifort '$(MPIFORT)',--no-fortran)
+
 conformance: $(lib_LTLIBRARIES)
 	$(SHELL) $(top_srcdir)/maint/conformance --mpicc '$(RMAIB_MPICC_PATH)' \
-	    --mpiexec '$(MPIEXEC)' --coll-subset $(CONFORMANCE_FLAGS) $(abs_top_builddir)
+	    --mpiexec '$(MPIEXEC)' $(conformance_fortran) --coll-subset $(CONFORMANCE_FLAGS) \
+	    $(abs_top_builddir)
 
 # make conformance-coll: the whole of MPICH's coll/testlist (make conformance runs
 # the entries of the calls rmaib takes over, to keep CI in its budget).
