@@ -20,7 +20,9 @@ EXTRA_DIST += test/fortran/rma_binding.F90 test/fortran/testlist
 # alone: they keep their warnings but not -Werror; mpif.h's PARAMETERs are all unused.
 fortran_link = -L$(abs_top_builddir)/.libs -Wl,-rpath,$(abs_top_builddir)/.libs \
 	$(RMAIB_NO_AS_NEEDED) -lrmaib-mpi
-fortran_fcflags = -O2 $(RMAIB_WARN_FCFLAGS) -Wno-compare-reals
+# A sanitized build's librmaib-mpi needs the sanitizer's runtime loaded first:
+# linking with -fsanitize puts it there, as for the C programs.
+fortran_fcflags = -O2 $(RMAIB_WARN_FCFLAGS) -Wno-compare-reals $(RMAIB_SAN_LDFLAGS)
 fortran_src = $(top_srcdir)/test/fortran/rma_binding.F90
 
 test/fortran/rma_f08: $(fortran_src) librmaib-mpi.la
