@@ -483,7 +483,6 @@ int rmaib_ofi_init(void)
                  "a provider that offers FI_EP_RDM with FI_RMA|FI_ATOMIC (fi_info -t FI_EP_RDM "
                  "-c 'FI_RMA|FI_ATOMIC')");
         ofi.failed = rc != RMAIB_ERR_NO_MEM;     /* out of memory: the next window tries again */
-        rmaib_fi_unload();
         goto fn_exit;
     }
     atomic_store(&ofi.up, 1);
@@ -521,7 +520,6 @@ void rmaib_ofi_finalize(void)
         atomic_store(&ofi.up, 0);
         teardown();
     }
-    rmaib_fi_unload();
     ofi.failed = 0;
     pthread_mutex_unlock(&init_lock);
 }

@@ -60,15 +60,3 @@ int rmaib_fi_load(const char *name, char *why, size_t len)
     handle = NULL;
     return -1;
 }
-
-void rmaib_fi_unload(void)
-{
-    if (handle)
-        dlclose(handle);
-    handle = NULL;
-}
-
-int rmaib_fi_loaded(void)
-{
-    return handle != NULL;
-}

@@ -24,12 +24,10 @@ extern struct rmaib_fi_api rmaib_fi __attribute__((visibility("hidden")));
 
 /* Open libfabric (name: a file or soname; NULL: libfabric.so.N, N its headers' major
  * version) and resolve the table: 0, or -1 with the reason (the library and
- * dlerror's words) in why.  Idempotent. */
+ * dlerror's words) in why.  Idempotent.  Once open it stays open: dlclose runs
+ * libfabric's fi_fini, which leaves some of its own allocations behind (LSan sees
+ * them), and a later network window would pay the load again. */
 int rmaib_fi_load(const char *name, char *why, size_t len) __attribute__((visibility("hidden")));
-/* Close it again; the next rmaib_fi_load opens it anew. */
-void rmaib_fi_unload(void) __attribute__((visibility("hidden")));
-/* Is it open in this process? (tests and diagnostics) */
-int rmaib_fi_loaded(void) __attribute__((visibility("hidden")));
 
 #ifndef RMAIB_OFI_LOADER_C
 #define fi_getinfo(...) rmaib_fi.getinfo(__VA_ARGS__)
