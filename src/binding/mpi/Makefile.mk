@@ -20,6 +20,7 @@ librmaib_mpi_la_SOURCES += \
 	src/binding/mpi/rma.h \
 	src/binding/mpi/rma.c \
 	src/binding/mpi/sync.c \
+	src/binding/mpi/acc.h \
 	src/binding/mpi/acc.c \
 	src/binding/mpi/request.h \
 	src/binding/mpi/request.c \
@@ -33,3 +34,15 @@ noinst_HEADERS += \
 	src/include/rmaib_host.h \
 	src/include/rmaib_layout.h \
 	src/include/rmaib_win.h
+
+# The entry points whose bodies are mechanical, int and MPI-4 _c forms, generated
+# from api.txt by maint/gen-binding into the build tree (never committed).
+gen_binding = src/binding/mpi/api_gen.c
+nodist_librmaib_mpi_la_SOURCES = $(gen_binding)
+BUILT_SOURCES = $(gen_binding)
+CLEANFILES += $(gen_binding)
+EXTRA_DIST += src/binding/mpi/api.txt maint/gen-binding
+$(gen_binding): $(top_srcdir)/src/binding/mpi/api.txt $(top_srcdir)/maint/gen-binding
+	@$(MKDIR_P) $(@D)
+	$(AM_V_GEN)$(PYTHON3) $(top_srcdir)/maint/gen-binding c \
+	    $(top_srcdir)/src/binding/mpi/api.txt $@

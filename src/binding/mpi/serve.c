@@ -20,6 +20,7 @@
  * mixes both kinds in MPI_Wait/Test*; without this each host operation crawled
  * forward only as the peers' waits gave MPICH a turn).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/config.h"
@@ -222,26 +223,38 @@ int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_O
            PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, &req_));
 }
 
-/* The host's collectives, for the calls coll.c leaves to the host. */
-int rmaib_mpi_host_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+/* The host's collectives, for the calls coll.c leaves to the host: the int forms
+ * where the counts allow, the _c forms past INT_MAX. */
+int rmaib_mpi_host_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype type,
                              MPI_Op op, MPI_Comm comm)
 {
-    SERVED(PMPI_Allreduce(sbuf, rbuf, count, type, op, comm),
-           PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, &req_));
+    if (count <= INT_MAX)
+        SERVED(PMPI_Allreduce(sbuf, rbuf, (int) count, type, op, comm),
+               PMPI_Iallreduce(sbuf, rbuf, (int) count, type, op, comm, &req_));
+    SERVED(PMPI_Allreduce_c(sbuf, rbuf, count, type, op, comm),
+           PMPI_Iallreduce_c(sbuf, rbuf, count, type, op, comm, &req_));
 }
 
-int rmaib_mpi_host_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                             int rcount, MPI_Datatype rtype, MPI_Comm comm)
+int rmaib_mpi_host_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                             MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
-    SERVED(PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm),
-           PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, &req_));
+    if (scount <= INT_MAX && rcount <= INT_MAX)
+        SERVED(PMPI_Allgather(sbuf, (int) scount, stype, rbuf, (int) rcount, rtype, comm),
+               PMPI_Iallgather(sbuf, (int) scount, stype, rbuf, (int) rcount, rtype, comm,
+                               &req_));
+    SERVED(PMPI_Allgather_c(sbuf, scount, stype, rbuf, rcount, rtype, comm),
+           PMPI_Iallgather_c(sbuf, scount, stype, rbuf, rcount, rtype, comm, &req_));
 }
 
-int rmaib_mpi_host_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                            int rcount, MPI_Datatype rtype, MPI_Comm comm)
+int rmaib_mpi_host_alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                            MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
-    SERVED(PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm),
-           PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, &req_));
+    if (scount <= INT_MAX && rcount <= INT_MAX)
+        SERVED(PMPI_Alltoall(sbuf, (int) scount, stype, rbuf, (int) rcount, rtype, comm),
+               PMPI_Ialltoall(sbuf, (int) scount, stype, rbuf, (int) rcount, rtype, comm,
+                              &req_));
+    SERVED(PMPI_Alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm),
+           PMPI_Ialltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm, &req_));
 }
 
 int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,

@@ -16,11 +16,11 @@ int rmaib_mpi_host_wait(MPI_Request *req);
 
 /* The host's MPI_Allreduce, MPI_Allgather and MPI_Alltoall, serving the endpoint
  * while they wait, for the calls the collective entry points (coll.c) leave to it. */
-int rmaib_mpi_host_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+int rmaib_mpi_host_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype type,
                              MPI_Op op, MPI_Comm comm);
-int rmaib_mpi_host_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                             int rcount, MPI_Datatype rtype, MPI_Comm comm);
-int rmaib_mpi_host_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                            int rcount, MPI_Datatype rtype, MPI_Comm comm);
+int rmaib_mpi_host_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                             MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm);
+int rmaib_mpi_host_alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                            MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm);
 
 #endif
