@@ -7,7 +7,9 @@
  *  - MPI_Win_shared_query_c and MPI_Win_shared_query on the shared windows;
  *  - MPI_ERR_COUNT for a negative count and for a count whose bytes overflow,
  *    MPI_ERR_DISP for a displacement unit past INT_MAX;
- *  - MPI_Allreduce_c, MPI_Allgather_c, MPI_Alltoall_c and their I-forms.
+ *  - MPI_Allreduce_c, MPI_Allgather_c, MPI_Alltoall_c and their I-forms;
+ *  - the host's calls rmaib waits in while serving its endpoint: MPI_Bcast_c,
+ *    MPI_Reduce_c, MPI_Gather_c, MPI_Sendrecv_c, MPI_Recv_c.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -247,6 +249,45 @@ static void collectives(void)
     tap_ok("MPI_Allreduce_c, MPI_Allgather_c, MPI_Alltoall_c and their I-forms");
 }
 
+static void host_waits(void)
+{
+    int64_t v[4], r[4 * 16];
+    for (int i = 0; i < 4; i++)
+        v[i] = me == 0 ? 7 + i : -1;
+    EXPECT_OK(MPI_Bcast_c(v, 4, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast_c");
+    for (int i = 0; i < 4; i++)
+        TAP_CHECK(v[i] == 7 + i, "MPI_Bcast_c element %d is %ld", i, (long) v[i]);
+    for (int i = 0; i < 4; i++)
+        v[i] = me + i;
+    EXPECT_OK(MPI_Reduce_c(v, r, 4, MPI_INT64_T, MPI_SUM, np - 1, MPI_COMM_WORLD),
+              "MPI_Reduce_c");
+    for (int i = 0; me == np - 1 && i < 4; i++)
+        TAP_CHECK(r[i] == (int64_t) np * (np - 1) / 2 + (int64_t) i * np,
+                  "MPI_Reduce_c element %d is %ld", i, (long) r[i]);
+    EXPECT_OK(MPI_Gather_c(v, 2, MPI_INT64_T, r, 2, MPI_INT64_T, 0, MPI_COMM_WORLD),
+              "MPI_Gather_c");
+    for (int q = 0; me == 0 && q < np; q++)
+        for (int i = 0; i < 2; i++)
+            TAP_CHECK(r[2 * q + i] == q + i, "MPI_Gather_c block %d word %d is %ld", q, i,
+                      (long) r[2 * q + i]);
+    MPI_Status st;
+    EXPECT_OK(MPI_Sendrecv_c(v, 4, MPI_INT64_T, right, 5, r, 4, MPI_INT64_T, left, 5,
+                             MPI_COMM_WORLD, &st), "MPI_Sendrecv_c");
+    for (int i = 0; i < 4; i++)
+        TAP_CHECK(r[i] == left + i, "MPI_Sendrecv_c element %d is %ld", i, (long) r[i]);
+    MPI_Request req;
+    MPI_Isend(v, 4, MPI_INT64_T, right, 6, MPI_COMM_WORLD, &req);
+    EXPECT_OK(MPI_Recv_c(r, 4, MPI_INT64_T, left, 6, MPI_COMM_WORLD, &st), "MPI_Recv_c");
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Count got = 0;
+    MPI_Get_count_c(&st, MPI_INT64_T, &got);
+    TAP_CHECK(got == 4 && st.MPI_SOURCE == left, "MPI_Recv_c status: count %lld from %d",
+              (long long) got, st.MPI_SOURCE);
+    for (int i = 0; i < 4; i++)
+        TAP_CHECK(r[i] == left + i, "MPI_Recv_c element %d is %ld", i, (long) r[i]);
+    tap_ok("MPI_Bcast_c, MPI_Reduce_c, MPI_Gather_c, MPI_Sendrecv_c, MPI_Recv_c");
+}
+
 int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
@@ -283,5 +324,6 @@ int main(int argc, char **argv)
                  "MPI_Win_allocate_c with disp_unit 2^31");
     tap_ok("MPI_ERR_DISP for a displacement unit past INT_MAX");
     collectives();
+    host_waits();
     return tap_done();
 }

@@ -9,8 +9,8 @@
 #  - every symbol src/binding/mpi/api.txt describes;
 #  - every mpi_f08 entry point of libmpichfort that calls PMPI_ (libmpichfort imports
 #    PMPI_Name) where rmaib defines MPI_Name, and the two Fortran MPI_Win_get_attr;
-#  - (TODO) every _c form of the calls rmaib wraps to serve its endpoint (serve.c),
-#    and the mpi_f08 waits, tests and probes, which call PMPI_ too.
+#  - every _c form of the waits rmaib wraps to serve its endpoint (serve.c);
+#  - (TODO) the mpi_f08 waits, tests and probes, which call PMPI_ too.
 set -u
 top_builddir=${RMAIB_TOP_BUILDDIR:-$(pwd)}
 top_srcdir=${RMAIB_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -30,7 +30,7 @@ MPI_Win_set_errhandler MPI_Win_create_keyval MPI_Win_free_keyval MPI_Win_set_att
 MPI_Win_delete_attr MPI_Win_get_name MPI_Win_set_name'
 RMA='^MPI_(Win_[a-z_]+|Put|Get|Rput|Rget|Accumulate|Raccumulate|Get_accumulate|Rget_accumulate|Fetch_and_op|Compare_and_swap)(_c)?$'
 SERVED_COLL='^MPI_I?(Allreduce|Allgather|Alltoall|Barrier)(_c)?$'
-SERVE_WAITS='^MPI_(Recv|Sendrecv|Bcast|Reduce|Gather)_c$'
+SERVE_WAITS='^MPI_(Recv|Sendrecv|Bcast|Reduce|Gather)(_c)?$'
 
 [ -f "$lib" ] || { echo "Bail out! $lib not built"; exit 1; }
 host=$(ldd "$lib" | sed -n 's/^[[:space:]]*libmpi[a-z]*\.so[.0-9]* => \([^ ]*\) .*/\1/p' | head -n 1)
@@ -52,6 +52,9 @@ check "every RMA and window call of the host, int and _c, is rmaib's" \
 # shellcheck disable=SC2046
 check "every served collective of the host, int and _c, is rmaib's" \
     $(printf '%s\n' "$mpich" | grep -E "$SERVED_COLL" | absent)
+# shellcheck disable=SC2046
+check "every wait rmaib serves its endpoint in, int and _c, is rmaib's" \
+    $(printf '%s\n' "$mpich" | grep -E "$SERVE_WAITS" | absent)
 # shellcheck disable=SC2046
 check "every call of api.txt is defined" \
     $(python3 "$top_srcdir/maint/gen-binding" symbols "$top_srcdir/src/binding/mpi/api.txt" | absent)
@@ -79,12 +82,12 @@ else
     n=$((n + 1))
     echo "ok $n - mpi_f08 entry points # SKIP no $fort"
 fi
-gap=$(printf '%s\n' "$mpich" | grep -E "$SERVE_WAITS" | absent; printf '%s\n' "$todo_f08" | grep .)
+gap=$(printf '%s\n' "$todo_f08" | grep .)
 if [ -z "$gap" ]; then
-    ok "every _c form and mpi_f08 form of the waits rmaib serves its endpoint in is rmaib's"
+    ok "every mpi_f08 form of the waits and tests rmaib serves its endpoint in is rmaib's"
 else
     n=$((n + 1))
-    echo "not ok $n - every _c form and mpi_f08 form of the waits rmaib serves its endpoint in is rmaib's # TODO"
+    echo "not ok $n - every mpi_f08 form of the waits and tests rmaib serves its endpoint in is rmaib's # TODO type(MPI_Status)"
     for l in $gap; do echo "# missing $l"; done
 fi
 echo "1..$n"
