@@ -29,6 +29,8 @@ librmaib_mpi_la_SOURCES += \
 	src/binding/mpi/coll.c \
 	src/binding/mpi/coll_comm.c \
 	src/binding/mpi/icoll.c \
+	src/binding/mpi/fortran.h \
+	src/binding/mpi/fortran.c \
 	src/binding/mpi/fortran_attr.c
 noinst_HEADERS += \
 	src/include/rmaib.h \
