@@ -11,7 +11,8 @@ bench_programs = \
 	bench/osu_fop_latency bench/osu_cas_latency \
 	bench/lock_contention bench/lock_sync bench/epoch_cost bench/overlap bench/core3 \
 	bench/flush_visible \
-	bench/osu_allreduce bench/osu_allgather bench/osu_alltoall bench/coll_floor
+	bench/osu_allreduce bench/osu_allgather bench/osu_alltoall bench/coll_floor \
+	bench/startup
 
 noinst_PROGRAMS += $(bench_programs)
 
@@ -46,6 +47,12 @@ bench_overlap_LDADD = $(MPI_LIBS)
 bench_core3_SOURCES = bench/core3.c $(BENCH_COMMON)
 bench_core3_LDADD = $(MPI_LIBS)
 
+# startup: MPI_Init and the first window; its libfabric floor needs the headers only
+# (it opens libfabric with dlopen, as rmaib does).
+bench_startup_SOURCES = bench/startup.c
+bench_startup_CPPFLAGS = $(AM_CPPFLAGS) $(OFI_CFLAGS)
+bench_startup_LDADD = $(MPI_LIBS) $(RMAIB_DL_LIBS)
+
 BENCH_COLL = bench/osu_coll.c bench/osu_coll.h
 bench_osu_allreduce_SOURCES = bench/osu_allreduce.c $(BENCH_COLL)
 bench_osu_allreduce_LDADD = $(MPI_LIBS)
@@ -63,7 +70,13 @@ else
 EXTRA_DIST += bench/ofi_floor.c
 endif
 
-EXTRA_DIST += bench/README.md maint/bench-compare
+EXTRA_DIST += bench/README.md maint/bench-compare bench/startup.sh
+
+# make bench-startup [BENCH_STARTUP_FLAGS=--reps 3]: bench/startup.sh.
+BENCH_STARTUP_FLAGS =
+bench-startup: bench/startup $(lib_LTLIBRARIES)
+	$(SHELL) $(top_srcdir)/bench/startup.sh --builddir $(abs_top_builddir) $(BENCH_STARTUP_FLAGS)
+.PHONY: bench-startup
 
 # make bench-compare [BENCH_COMPARE_FLAGS=--quick]
 BENCH_COMPARE_FLAGS =

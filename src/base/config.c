@@ -46,6 +46,8 @@ int rmaib_config_load(void)
     rmaib_config.ofi_mr_local = rmaib_env_int("RMAIB_OFI_MR_LOCAL", 0);
     const char *prov = getenv("RMAIB_OFI_PROVIDER");
     rmaib_config.ofi_provider = prov && *prov ? prov : NULL;
+    const char *lib = getenv("RMAIB_OFI_LIBRARY");
+    rmaib_config.ofi_library = lib && *lib ? lib : NULL;
 
     const char *t = rmaib_env_word("RMAIB_TRANSPORT", transports);
     const char *l = rmaib_env_word("RMAIB_LOCK", locks);

@@ -11,6 +11,7 @@ typedef struct rmaib_config {
     int lock_alg;           /* RMAIB_LOCK: default lock algorithm (RMAIB_LOCKALG_*) */
     int stats;              /* RMAIB_STATS: per-window counters printed at MPI_Win_free */
     const char *ofi_provider; /* RMAIB_OFI_PROVIDER: NULL = the best available */
+    const char *ofi_library;  /* RMAIB_OFI_LIBRARY: NULL = libfabric.so.N by the loader's search */
     int async_progress;     /* RMAIB_ASYNC_PROGRESS: -1 auto, 0 off, 1 on */
     int ofi_mr_local;       /* RMAIB_OFI_MR_LOCAL: behave as if the provider wanted FI_MR_LOCAL */
     int ofi_provider_atomics; /* RMAIB_OFI_ATOMICS=provider: not target-executed */

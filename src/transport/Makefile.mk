@@ -4,10 +4,14 @@ librmaib_core_la_SOURCES += \
 	src/transport/transport.c \
 	src/transport/shm.c
 
-# The ofi backend, when configure found libfabric (pkg-config libfabric).
+# The ofi backend, when configure found libfabric (pkg-config libfabric): built
+# against its headers, but not linked to it; loader.c opens it at the first window
+# that needs the network.
 ofi_sources = \
 	src/transport/ofi/ofi.h \
 	src/transport/ofi/ofi_impl.h \
+	src/transport/ofi/loader.h \
+	src/transport/ofi/loader.c \
 	src/transport/ofi/ofi.c \
 	src/transport/ofi/endpoint.c \
 	src/transport/ofi/cq.c \
@@ -23,7 +27,7 @@ ofi_sources = \
 if RMAIB_HAVE_OFI
 librmaib_core_la_SOURCES += $(ofi_sources)
 librmaib_core_la_CPPFLAGS += $(OFI_CFLAGS)
-librmaib_core_la_LIBADD += $(OFI_LIBS)
+librmaib_core_la_LIBADD += $(RMAIB_DL_LIBS)
 else
 EXTRA_DIST += $(ofi_sources)
 endif

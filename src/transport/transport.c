@@ -69,10 +69,8 @@ static int net_agree(rmaib_win_t *w, int mine)
     int rc = rmaib_host_agree(w->hcomm, w->nranks, mine);
     if (mine == RMAIB_ERR_TRANSPORT && !said) {
         said = 1;
-        rmaib_host_say("rmaib: the ofi network backend cannot start (%s); set RMAIB_OFI_PROVIDER "
-                       "to a provider that offers FI_EP_RDM with FI_RMA|FI_ATOMIC (fi_info -t "
-                       "FI_EP_RDM -c 'FI_RMA|FI_ATOMIC'), or run on one node with "
-                       "RMAIB_TRANSPORT=shm", net_failure());
+        rmaib_host_say("rmaib: the ofi network backend cannot start: %s; a job within one "
+                       "node runs without it with RMAIB_TRANSPORT=shm", net_failure());
     }
     return rc;
 }

@@ -35,3 +35,7 @@ test/fortran/rma_mpif: $(fortran_src) librmaib-mpi.la
 	$(AM_V_GEN)$(MKDIR_P) test/fortran && \
 	$(MPIFORT) $(fortran_fcflags) -Wno-error -Wno-unused-parameter -DRMA_MPIF $(fortran_src) \
 	-o $@ $(fortran_link)
+
+# The mpi_f08 smoke test: a program whose fence went straight to PMPI (issue 35).
+TESTS += test/fortran/f08_smoke.sh
+EXTRA_DIST += test/fortran/f08_smoke.sh test/fortran/f08_fence_put.f90

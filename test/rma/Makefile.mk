@@ -17,6 +17,7 @@ rma_tests += test/rma/win_attrs_predefined
 rma_tests += test/rma/win_keyval
 rma_tests += test/rma/win_name
 rma_tests += test/rma/win_info
+rma_tests += test/rma/win_set_info
 rma_tests += test/rma/win_group
 rma_tests += test/rma/win_errhandler
 rma_tests += test/rma/win_error_fatal
@@ -29,6 +30,8 @@ rma_tests += test/rma/put_get_count_zero
 rma_tests += test/rma/put_get_self
 rma_tests += test/rma/put_get_proc_null
 rma_tests += test/rma/put_get_large
+rma_tests += test/rma/large_count_calls
+rma_tests += test/rma/put_get_c_above_2g
 rma_tests += test/rma/put_get_disp_unit
 rma_tests += test/rma/put_get_unaligned
 rma_tests += test/rma/accumulate_zero_size
@@ -68,6 +71,7 @@ rma_tests += test/rma/get_accumulate_noop_consistent
 
 # --- block D: the ofi backend (configuration errors, the progress thread) ---
 rma_tests += test/rma/ofi_bad_config
+rma_tests += test/rma/ofi_loaded_on_demand
 rma_tests += test/rma/progress_thread_idle
 rma_tests += test/rma/target_in_host_wait
 rma_tests += test/rma/flush_delivers

@@ -20,6 +20,7 @@ librmaib_mpi_la_SOURCES += \
 	src/binding/mpi/rma.h \
 	src/binding/mpi/rma.c \
 	src/binding/mpi/sync.c \
+	src/binding/mpi/acc.h \
 	src/binding/mpi/acc.c \
 	src/binding/mpi/request.h \
 	src/binding/mpi/request.c \
@@ -27,9 +28,30 @@ librmaib_mpi_la_SOURCES += \
 	src/binding/mpi/coll.h \
 	src/binding/mpi/coll.c \
 	src/binding/mpi/coll_comm.c \
-	src/binding/mpi/icoll.c
+	src/binding/mpi/icoll.c \
+	src/binding/mpi/fortran.h \
+	src/binding/mpi/fortran.c \
+	src/binding/mpi/fortran_attr.c
 noinst_HEADERS += \
 	src/include/rmaib.h \
 	src/include/rmaib_host.h \
 	src/include/rmaib_layout.h \
 	src/include/rmaib_win.h
+
+# The entry points whose bodies are mechanical, int and MPI-4 _c forms, and the
+# mpi_f08 entry points that would reach PMPI_, generated from api.txt by
+# maint/gen-binding into the build tree (never committed).
+gen_binding = src/binding/mpi/api_gen.c src/binding/mpi/api_fortran.c
+nodist_librmaib_mpi_la_SOURCES = $(gen_binding)
+BUILT_SOURCES = $(gen_binding)
+CLEANFILES += $(gen_binding)
+EXTRA_DIST += src/binding/mpi/api.txt maint/gen-binding
+gen_binding_deps = $(top_srcdir)/src/binding/mpi/api.txt $(top_srcdir)/maint/gen-binding
+src/binding/mpi/api_gen.c: $(gen_binding_deps)
+	@$(MKDIR_P) $(@D)
+	$(AM_V_GEN)$(PYTHON3) $(top_srcdir)/maint/gen-binding c \
+	    $(top_srcdir)/src/binding/mpi/api.txt $@
+src/binding/mpi/api_fortran.c: $(gen_binding_deps)
+	@$(MKDIR_P) $(@D)
+	$(AM_V_GEN)$(PYTHON3) $(top_srcdir)/maint/gen-binding fortran \
+	    $(top_srcdir)/src/binding/mpi/api.txt $@

@@ -1,11 +1,13 @@
 /*
- * MPI_Allreduce, MPI_Allgather and MPI_Alltoall of the drop-in library, on rmaib's
+ * MPI_Allreduce, MPI_Allgather and MPI_Alltoall of the drop-in library (the bodies
+ * of the int and _c forms generated from api.txt), on rmaib's
  * collective windows (src/coll_overlay) for intracommunicators, predefined ops and
  * contiguous types built from one basic type; everything else (user-defined ops,
  * intercommunicators, non-contiguous types, send and receive sizes that differ)
  * goes to the host MPI, which judges it as it would without rmaib.
  * RMAIB_VERBOSE=1 says which path served each call.
  */
+#include <limits.h>
 #include <string.h>
 #include "base/reduce.h"
 #include "coll.h"
@@ -26,7 +28,7 @@ static int contig_type(MPI_Datatype dt, const rmaib_layout_t **l)
     return (*l)->contig ? MPI_SUCCESS : RMAIB_MPI_TO_HOST;
 }
 
-static int reduce_args(const void *sbuf, const void *rbuf, int count, MPI_Datatype dt,
+static int reduce_args(const void *sbuf, const void *rbuf, MPI_Count count, MPI_Datatype dt,
                        MPI_Op mop, rmaib_basic_t *b, rmaib_op_t *op, size_t *n)
 {
     const rmaib_layout_t *l;
@@ -46,6 +48,8 @@ static int reduce_args(const void *sbuf, const void *rbuf, int count, MPI_Dataty
         return MPI_ERR_OP;      /* one-sided ops only (MPI-3.1 §11.3.4) */
     if (l->basic == RMAIB_BASIC_NONE)
         return RMAIB_MPI_TO_HOST;
+    if (count > INT_MAX && !rmaib_mpi_count_fits(count, l))
+        return MPI_ERR_COUNT;
     if (rmaib_reduce_valid(l->basic, *op) != RMAIB_OK)
         return MPI_ERR_OP;
     if (count && sbuf == rbuf)
@@ -55,7 +59,7 @@ static int reduce_args(const void *sbuf, const void *rbuf, int count, MPI_Dataty
     return MPI_SUCCESS;
 }
 
-int rmaib_mpi_reduce_plan(const void *sbuf, const void *rbuf, int count, MPI_Datatype dt,
+int rmaib_mpi_reduce_plan(const void *sbuf, const void *rbuf, MPI_Count count, MPI_Datatype dt,
                           MPI_Op mop, MPI_Comm comm, rmaib_mpi_reduce_plan_t *p)
 {
     *p = (rmaib_mpi_reduce_plan_t) { .b = RMAIB_BASIC_NONE };
@@ -69,8 +73,8 @@ int rmaib_mpi_reduce_plan(const void *sbuf, const void *rbuf, int count, MPI_Dat
 }
 
 /* Bytes of one rank's block of an allgather or alltoall. */
-int rmaib_mpi_block_args(const void *sbuf, int scount, MPI_Datatype stype, const void *rbuf,
-                         int rcount, MPI_Datatype rtype, size_t *bytes)
+int rmaib_mpi_block_args(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                         const void *rbuf, MPI_Count rcount, MPI_Datatype rtype, size_t *bytes)
 {
     const rmaib_layout_t *sl = NULL, *rl;
     int in_place = sbuf == MPI_IN_PLACE;
@@ -83,6 +87,9 @@ int rmaib_mpi_block_args(const void *sbuf, int scount, MPI_Datatype stype, const
         rc = contig_type(stype, &sl);
     if (rc != MPI_SUCCESS)
         return rc;
+    if ((rcount > INT_MAX && !rmaib_mpi_count_fits(rcount, rl))
+        || (sl && scount > INT_MAX && !rmaib_mpi_count_fits(scount, sl)))
+        return MPI_ERR_COUNT;
     *bytes = (size_t) rcount * rl->size;
     if (sl && (size_t) scount * sl->size != *bytes)
         return RMAIB_MPI_TO_HOST;         /* the host says which side is short */
@@ -107,8 +114,8 @@ rmaib_mpi_coll_t *rmaib_mpi_coll_served(MPI_Comm comm, const char **why)
     return st;
 }
 
-int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                  MPI_Comm comm)
+int rmaib_mpi_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
+                        MPI_Op op, MPI_Comm comm)
 {
     if (comm == MPI_COMM_NULL)
         return rmaib_mpi_comm_error(MPI_COMM_WORLD, MPI_ERR_COMM);
@@ -128,13 +135,13 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_
 }
 
 typedef int (*core_blocks_fn)(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t bytes);
-typedef int (*host_blocks_fn)(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                              int rcount, MPI_Datatype rtype, MPI_Comm comm);
+typedef int (*host_blocks_fn)(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                              void *rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm);
 
 /* MPI_Allgather and MPI_Alltoall: one block per rank, the same checks and paths. */
 static int blocks(const char *call, core_blocks_fn core, host_blocks_fn host, const void *sbuf,
-                  int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-                  MPI_Comm comm)
+                  MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                  MPI_Datatype rtype, MPI_Comm comm)
 {
     if (comm == MPI_COMM_NULL)
         return rmaib_mpi_comm_error(MPI_COMM_WORLD, MPI_ERR_COMM);
@@ -155,15 +162,15 @@ static int blocks(const char *call, core_blocks_fn core, host_blocks_fn host, co
     return finish(comm, call, st, code, rerr);
 }
 
-int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                  MPI_Datatype rtype, MPI_Comm comm)
+int rmaib_mpi_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                        MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
     return blocks("MPI_Allgather", rmaib_coll_allgather, rmaib_mpi_host_allgather, sbuf, scount,
                   stype, rbuf, rcount, rtype, comm);
 }
 
-int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                 MPI_Datatype rtype, MPI_Comm comm)
+int rmaib_mpi_alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                       MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
     return blocks("MPI_Alltoall", rmaib_coll_alltoall, rmaib_mpi_host_alltoall, sbuf, scount,
                   stype, rbuf, rcount, rtype, comm);

@@ -32,12 +32,28 @@ typedef struct rmaib_mpi_reduce_plan {
 
 /* The checks of an allreduce's arguments on comm (not MPI_COMM_NULL): MPI_SUCCESS,
  * RMAIB_MPI_TO_HOST (p->why says why) or an error class. */
-int rmaib_mpi_reduce_plan(const void *sbuf, const void *rbuf, int count, MPI_Datatype dt,
-                          MPI_Op mop, MPI_Comm comm, rmaib_mpi_reduce_plan_t *p);
+int rmaib_mpi_reduce_plan(const void *sbuf, const void *rbuf, MPI_Count count,
+                          MPI_Datatype dt, MPI_Op mop, MPI_Comm comm,
+                          rmaib_mpi_reduce_plan_t *p);
 /* The checks of one rank's block of MPI_Allgather and MPI_Alltoall: MPI_SUCCESS
  * (*bytes set), RMAIB_MPI_TO_HOST, or an error class. */
-int rmaib_mpi_block_args(const void *sbuf, int scount, MPI_Datatype stype, const void *rbuf,
-                         int rcount, MPI_Datatype rtype, size_t *bytes);
+int rmaib_mpi_block_args(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                         const void *rbuf, MPI_Count rcount, MPI_Datatype rtype, size_t *bytes);
+/* The bodies of MPI_Allreduce, MPI_Allgather, MPI_Alltoall (coll.c) and their
+ * non-blocking forms (icoll.c), int and _c forms (generated from api.txt). */
+int rmaib_mpi_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
+                        MPI_Op op, MPI_Comm comm);
+int rmaib_mpi_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                        MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm);
+int rmaib_mpi_alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                       MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm);
+int rmaib_mpi_iallreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
+                         MPI_Op op, MPI_Comm comm, MPI_Request *req);
+int rmaib_mpi_iallgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                         MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req);
+int rmaib_mpi_ialltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                        MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req);
+
 /* comm's state; *why is set when the host serves every call on comm. */
 rmaib_mpi_coll_t *rmaib_mpi_coll_served(MPI_Comm comm, const char **why);
 

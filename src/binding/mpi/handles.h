@@ -43,8 +43,13 @@ void rmaib_mpi_win_remove(MPI_Win w);
 /* A window of rmaib (RMAIB_FLAVOR_*) on comm, behind the host window adopt (the
  * netmod's) or, given MPI_WIN_NULL, behind a shadow of its own handed out in *win;
  * baseptr receives the base of allocated memory. */
-int rmaib_mpi_win_create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info,
+int rmaib_mpi_win_create(int flavor, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
                          MPI_Comm comm, void *base, void *baseptr, MPI_Win adopt, MPI_Win *win);
+/* MPI_Win_shared_query and its _c form (disp_unit NULL, disp_unit_c set). */
+int rmaib_mpi_win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
+                               MPI_Aint *disp_unit_c, void *baseptr);
+/* MPI_Win_set_info. */
+int rmaib_mpi_win_set_info(MPI_Win win, MPI_Info info);
 /* Add the info keys rmaib honours, with bw's values, to info_used. */
 void rmaib_mpi_win_info_keys(const rmaib_mpi_win_t *bw, MPI_Info info_used);
 

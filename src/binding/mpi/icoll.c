@@ -13,6 +13,7 @@
  * request's schedule still runs, progressed by those calls and by MPI_Comm_free.
  * The netmod's collective hooks return the same requests (rmaib_coll.c).
  */
+#include <limits.h>
 #include <pthread.h>
 #include <string.h>
 #include "base/backoff.h"
@@ -109,8 +110,8 @@ static int new_request(MPI_Request *req, void **arg)
         return PMPI_Grequest_complete(*(req));                                     \
     } while (0)
 
-int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                   MPI_Comm comm, MPI_Request *req)
+int rmaib_mpi_iallreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
+                         MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
     if (comm == MPI_COMM_NULL)
         return rmaib_mpi_comm_error(MPI_COMM_WORLD, MPI_ERR_COMM);
@@ -118,7 +119,8 @@ int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI
     int code = rmaib_mpi_reduce_plan(sbuf, rbuf, count, dt, op, comm, &p);
     if (code == RMAIB_MPI_TO_HOST) {
         rmaib_mpi_coll_say("MPI_Iallreduce", p.st, NULL, p.why);
-        return PMPI_Iallreduce(sbuf, rbuf, count, dt, op, comm, req);
+        return count <= INT_MAX ? PMPI_Iallreduce(sbuf, rbuf, (int) count, dt, op, comm, req)
+            : PMPI_Iallreduce_c(sbuf, rbuf, count, dt, op, comm, req);
     }
     const void *s = sbuf == MPI_IN_PLACE ? NULL : sbuf;
     if (code == MPI_SUCCESS && !p.st->core && s)
@@ -129,12 +131,30 @@ int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI
 
 typedef int (*core_iblocks_fn)(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t bytes,
                                rmaib_coll_done_fn *done, void *arg);
-typedef int (*host_iblocks_fn)(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                               int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req);
+typedef int (*host_iblocks_fn)(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                               void *rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm,
+                               MPI_Request *req);
+
+/* The host's calls: the int forms where the counts allow, the _c forms past INT_MAX. */
+static int host_iallgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                           MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+{
+    if (scount <= INT_MAX && rcount <= INT_MAX)
+        return PMPI_Iallgather(sbuf, (int) scount, stype, rbuf, (int) rcount, rtype, comm, req);
+    return PMPI_Iallgather_c(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+}
+
+static int host_ialltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                          MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+{
+    if (scount <= INT_MAX && rcount <= INT_MAX)
+        return PMPI_Ialltoall(sbuf, (int) scount, stype, rbuf, (int) rcount, rtype, comm, req);
+    return PMPI_Ialltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+}
 
 static int iblocks(const char *call, core_iblocks_fn core, host_iblocks_fn host, const void *sbuf,
-                   int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-                   MPI_Comm comm, MPI_Request *req)
+                   MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                   MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
     if (comm == MPI_COMM_NULL)
         return rmaib_mpi_comm_error(MPI_COMM_WORLD, MPI_ERR_COMM);
@@ -153,17 +173,17 @@ static int iblocks(const char *call, core_iblocks_fn core, host_iblocks_fn host,
     START(call, st, code, req, core(st->core, s, rbuf, bytes, complete, arg_));
 }
 
-int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                   MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+int rmaib_mpi_iallgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                         MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
-    return iblocks("MPI_Iallgather", rmaib_coll_iallgather, PMPI_Iallgather, sbuf, scount, stype,
+    return iblocks("MPI_Iallgather", rmaib_coll_iallgather, host_iallgather, sbuf, scount, stype,
                    rbuf, rcount, rtype, comm, req);
 }
 
-int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                  MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+int rmaib_mpi_ialltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                        MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
-    return iblocks("MPI_Ialltoall", rmaib_coll_ialltoall, PMPI_Ialltoall, sbuf, scount, stype,
+    return iblocks("MPI_Ialltoall", rmaib_coll_ialltoall, host_ialltoall, sbuf, scount, stype,
                    rbuf, rcount, rtype, comm, req);
 }
 

@@ -7,6 +7,7 @@ librmaib_nm_la_SOURCES = $(librmaib_mpi_la_SOURCES) \
 	src/binding/mpi/nm_names.h \
 	src/binding/mpi/netmod.c \
 	src/mpid/ch4/netmod/rmaib/rmaib_nm.h
+nodist_librmaib_nm_la_SOURCES = $(nodist_librmaib_mpi_la_SOURCES)
 librmaib_nm_la_CPPFLAGS = $(AM_CPPFLAGS) -DRMAIB_NETMOD \
 	-include $(top_srcdir)/src/binding/mpi/nm_names.h \
 	-I$(top_srcdir)/src/mpid/ch4/netmod/rmaib

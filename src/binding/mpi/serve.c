@@ -20,6 +20,7 @@
  * mixes both kinds in MPI_Wait/Test*; without this each host operation crawled
  * forward only as the peers' waits gave MPICH a turn).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/config.h"
@@ -154,29 +155,39 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_St
     return rc;
 }
 
-int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-             MPI_Status *status)
+/* The waits below take the host's int form where the counts allow it and its _c
+ * form past INT_MAX: the bodies of the int and _c entry points (api.txt). */
+int rmaib_mpi_serve_recv(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag,
+                         MPI_Comm comm, MPI_Status *status)
 {
+    int small = count <= INT_MAX;
     if (!serving())
-        return PMPI_Recv(buf, count, type, source, tag, comm, status);
+        return small ? PMPI_Recv(buf, (int) count, type, source, tag, comm, status)
+            : PMPI_Recv_c(buf, count, type, source, tag, comm, status);
     MPI_Request req;
-    int rc = PMPI_Irecv(buf, count, type, source, tag, comm, &req);
+    int rc = small ? PMPI_Irecv(buf, (int) count, type, source, tag, comm, &req)
+        : PMPI_Irecv_c(buf, count, type, source, tag, comm, &req);
     return rc == MPI_SUCCESS ? rmaib_mpi_serve_wait(&req, status) : rc;
 }
 
-int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
-                 void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
-                 MPI_Comm comm, MPI_Status *status)
+int rmaib_mpi_serve_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest,
+                             int stag, void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+                             int source, int rtag, MPI_Comm comm, MPI_Status *status)
 {
+    int small = scount <= INT_MAX && rcount <= INT_MAX;
     if (!serving())
-        return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
-                             comm, status);
+        return small ? PMPI_Sendrecv(sbuf, (int) scount, stype, dest, stag, rbuf, (int) rcount,
+                                     rtype, source, rtag, comm, status)
+            : PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+                              comm, status);
     MPI_Request reqs[2];
     MPI_Status st[2];
-    int rc = PMPI_Irecv(rbuf, rcount, rtype, source, rtag, comm, &reqs[0]);
+    int rc = small ? PMPI_Irecv(rbuf, (int) rcount, rtype, source, rtag, comm, &reqs[0])
+        : PMPI_Irecv_c(rbuf, rcount, rtype, source, rtag, comm, &reqs[0]);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = PMPI_Isend(sbuf, scount, stype, dest, stag, comm, &reqs[1]);
+    rc = small ? PMPI_Isend(sbuf, (int) scount, stype, dest, stag, comm, &reqs[1])
+        : PMPI_Isend_c(sbuf, scount, stype, dest, stag, comm, &reqs[1]);
     if (rc != MPI_SUCCESS) {
         PMPI_Cancel(&reqs[0]);
         PMPI_Request_free(&reqs[0]);
@@ -209,46 +220,69 @@ int MPI_Barrier(MPI_Comm comm)
            PMPI_Ibarrier(comm, &req_));
 }
 
-int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
+int rmaib_mpi_serve_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root,
+                          MPI_Comm comm)
 {
-    SERVED(PMPI_Bcast(buf, count, type, root, comm),
-           PMPI_Ibcast(buf, count, type, root, comm, &req_));
+    if (count <= INT_MAX)
+        SERVED(PMPI_Bcast(buf, (int) count, type, root, comm),
+               PMPI_Ibcast(buf, (int) count, type, root, comm, &req_));
+    SERVED(PMPI_Bcast_c(buf, count, type, root, comm),
+           PMPI_Ibcast_c(buf, count, type, root, comm, &req_));
 }
 
-int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
-               MPI_Comm comm)
+int rmaib_mpi_serve_reduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype type,
+                           MPI_Op op, int root, MPI_Comm comm)
 {
-    SERVED(PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm),
-           PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, &req_));
+    if (count <= INT_MAX)
+        SERVED(PMPI_Reduce(sbuf, rbuf, (int) count, type, op, root, comm),
+               PMPI_Ireduce(sbuf, rbuf, (int) count, type, op, root, comm, &req_));
+    SERVED(PMPI_Reduce_c(sbuf, rbuf, count, type, op, root, comm),
+           PMPI_Ireduce_c(sbuf, rbuf, count, type, op, root, comm, &req_));
 }
 
-/* The host's collectives, for the calls coll.c leaves to the host. */
-int rmaib_mpi_host_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+/* The host's collectives, for the calls coll.c leaves to the host: the int forms
+ * where the counts allow, the _c forms past INT_MAX. */
+int rmaib_mpi_host_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype type,
                              MPI_Op op, MPI_Comm comm)
 {
-    SERVED(PMPI_Allreduce(sbuf, rbuf, count, type, op, comm),
-           PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, &req_));
+    if (count <= INT_MAX)
+        SERVED(PMPI_Allreduce(sbuf, rbuf, (int) count, type, op, comm),
+               PMPI_Iallreduce(sbuf, rbuf, (int) count, type, op, comm, &req_));
+    SERVED(PMPI_Allreduce_c(sbuf, rbuf, count, type, op, comm),
+           PMPI_Iallreduce_c(sbuf, rbuf, count, type, op, comm, &req_));
 }
 
-int rmaib_mpi_host_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                             int rcount, MPI_Datatype rtype, MPI_Comm comm)
+int rmaib_mpi_host_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                             MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
-    SERVED(PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm),
-           PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, &req_));
+    if (scount <= INT_MAX && rcount <= INT_MAX)
+        SERVED(PMPI_Allgather(sbuf, (int) scount, stype, rbuf, (int) rcount, rtype, comm),
+               PMPI_Iallgather(sbuf, (int) scount, stype, rbuf, (int) rcount, rtype, comm,
+                               &req_));
+    SERVED(PMPI_Allgather_c(sbuf, scount, stype, rbuf, rcount, rtype, comm),
+           PMPI_Iallgather_c(sbuf, scount, stype, rbuf, rcount, rtype, comm, &req_));
 }
 
-int rmaib_mpi_host_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                            int rcount, MPI_Datatype rtype, MPI_Comm comm)
+int rmaib_mpi_host_alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                            MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
-    SERVED(PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm),
-           PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, &req_));
+    if (scount <= INT_MAX && rcount <= INT_MAX)
+        SERVED(PMPI_Alltoall(sbuf, (int) scount, stype, rbuf, (int) rcount, rtype, comm),
+               PMPI_Ialltoall(sbuf, (int) scount, stype, rbuf, (int) rcount, rtype, comm,
+                              &req_));
+    SERVED(PMPI_Alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm),
+           PMPI_Ialltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm, &req_));
 }
 
-int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-               MPI_Datatype rtype, int root, MPI_Comm comm)
+int rmaib_mpi_serve_gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                           MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
 {
-    SERVED(PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm),
-           PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, &req_));
+    if (scount <= INT_MAX && rcount <= INT_MAX)
+        SERVED(PMPI_Gather(sbuf, (int) scount, stype, rbuf, (int) rcount, rtype, root, comm),
+               PMPI_Igather(sbuf, (int) scount, stype, rbuf, (int) rcount, rtype, root, comm,
+                            &req_));
+    SERVED(PMPI_Gather_c(sbuf, scount, stype, rbuf, rcount, rtype, root, comm),
+           PMPI_Igather_c(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, &req_));
 }
 
 /* Calls an application polls with: one round of the endpoint each, as MPICH's

@@ -1,9 +1,11 @@
 /*
- * Window entry points of the drop-in library: the four creation calls, free,
- * attach/detach, shared_query, and the predefined attributes and info that rmaib
- * answers itself, and the group.  Everything else about a window (names, keyvals,
- * error handlers) is the host's, on the shadow handle.
+ * Window entry points of the drop-in library: creation (the bodies of the
+ * generated MPI_Win_create, _allocate, _allocate_shared and their _c forms, see
+ * api.txt), free, attach/detach, shared_query, the predefined attributes and info
+ * that rmaib answers itself, and the group.  Everything else about a window
+ * (names, keyvals, error handlers) is the host's, on the shadow handle.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -173,7 +175,7 @@ static void say_created(const rmaib_mpi_win_t *bw, int flavor, MPI_Aint size, in
                    : MPIX_RMAIB_LOCK_TAS);
 }
 
-int rmaib_mpi_win_create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info,
+int rmaib_mpi_win_create(int flavor, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
                          MPI_Comm comm, void *base, void *baseptr, MPI_Win adopt, MPI_Win *win)
 {
     int rank, nranks, rc, inserted = 0;
@@ -185,7 +187,7 @@ int rmaib_mpi_win_create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info
         return rmaib_mpi_comm_error(comm, MPI_ERR_ARG);
     if (size < 0)
         return rmaib_mpi_comm_error(comm, rmaib_mpi_code(RMAIB_ERR_SIZE));
-    if (disp_unit <= 0)
+    if (disp_unit <= 0 || disp_unit > INT_MAX)   /* the core's unit is an int */
         return rmaib_mpi_comm_error(comm, rmaib_mpi_code(RMAIB_ERR_DISP));
 
     /* A rank out of memory here still takes part in the collective calls below, on
@@ -209,7 +211,7 @@ int rmaib_mpi_win_create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info
     /* Build the predefined-type table now, not in a window's first operation: a
      * latency loop's warm-up should not pay for flattening every named type. */
     (void) rmaib_mpi_layout_named(MPI_BYTE);
-    rc = create_core(bw, flavor, size, disp_unit, info, base, rank, nranks, nomem);
+    rc = create_core(bw, flavor, size, (int) disp_unit, info, base, rank, nranks, nomem);
     if (rc != MPI_SUCCESS)
         goto fn_fail;
     rc = create_shadow(bw, info, adopt, &inserted);
@@ -240,27 +242,6 @@ int rmaib_mpi_win_create(int flavor, MPI_Aint size, int disp_unit, MPI_Info info
     }
     rc = rmaib_mpi_comm_error(comm, rc);
     goto fn_exit;
-}
-
-int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                   MPI_Win *win)
-{
-    return rmaib_mpi_win_create(RMAIB_FLAVOR_CREATE, size, disp_unit, info, comm, base, NULL,
-                                MPI_WIN_NULL, win);
-}
-
-int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
-                     MPI_Win *win)
-{
-    return rmaib_mpi_win_create(RMAIB_FLAVOR_ALLOCATE, size, disp_unit, info, comm, NULL, baseptr,
-                                MPI_WIN_NULL, win);
-}
-
-int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                            void *baseptr, MPI_Win *win)
-{
-    return rmaib_mpi_win_create(RMAIB_FLAVOR_SHARED, size, disp_unit, info, comm, NULL, baseptr,
-                                MPI_WIN_NULL, win);
 }
 
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
@@ -303,15 +284,25 @@ int MPI_Win_detach(MPI_Win win, const void *base)
     return rmaib_mpi_win_ret(bw, rmaib_win_detach(bw->core, base));
 }
 
-int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+/* MPI_Win_shared_query: the displacement unit goes to *disp_unit, or to
+ * *disp_unit_c in the _c form. */
+int rmaib_mpi_win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
+                               MPI_Aint *disp_unit_c, void *baseptr)
 {
     LOOKUP(win, bw);
     size_t sz = 0;
     void *base = NULL;
-    int rerr = rmaib_win_shared_query(bw->core, rank == MPI_PROC_NULL ? -1 : rank, &sz,
-                                      disp_unit, &base);
+    int du = 0;
+    if (!size || !(disp_unit || disp_unit_c) || !baseptr)
+        return rmaib_mpi_win_error(bw, MPI_ERR_ARG);
+    int rerr = rmaib_win_shared_query(bw->core, rank == MPI_PROC_NULL ? -1 : rank, &sz, &du,
+                                      &base);
     if (rerr == RMAIB_OK) {
         *size = (MPI_Aint) sz;
+        if (disp_unit)
+            *disp_unit = du;
+        else
+            *disp_unit_c = du;
         *(void **) baseptr = base;
     }
     return rmaib_mpi_win_ret(bw, rerr);
@@ -362,6 +353,25 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
     if (rc != MPI_SUCCESS)
         return rmaib_mpi_win_error(bw, rc);
     rmaib_mpi_win_info_keys(bw, *info_used);
+    return MPI_SUCCESS;
+}
+
+/* The host keeps the hints on the shadow window (the user's handle), where
+ * MPI_Win_get_info finds them.  rmaib's own keys lay out every peer's lock words and
+ * notification counters at creation and cannot change under a live window, so a
+ * new value is ignored, as MPI allows, and MPI_Win_get_info goes on reporting the
+ * one in use.  A failure of the host's call went through the handler already. */
+int rmaib_mpi_win_set_info(MPI_Win win, MPI_Info info)
+{
+    LOOKUP(win, bw);
+    int rc = PMPI_Win_set_info(win, info);
+    if (rc != MPI_SUCCESS || !rmaib_config.verbose || info == MPI_INFO_NULL)
+        return rc;
+    int lock_alg = rmaib_win_lock_alg(bw->core), noncontig, max_notify;
+    rmaib_mpi_win_info(info, &lock_alg, &noncontig, &max_notify);
+    if (lock_alg != rmaib_win_lock_alg(bw->core) || max_notify >= 0)
+        rmaib_host_say("rmaib: MPI_Win_set_info: %s and %s are fixed when a window is created; "
+                       "kept", MPIX_RMAIB_INFO_LOCK, MPIX_RMAIB_INFO_MAX_NOTIFY);
     return MPI_SUCCESS;
 }
 

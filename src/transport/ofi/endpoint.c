@@ -457,6 +457,11 @@ int rmaib_ofi_init(void)
             list[nlist++] = automatic[i];
     size_t used = 0;
     ofi.failure[0] = 0;
+    if (rmaib_fi_load(rmaib_config.ofi_library, ofi.failure, sizeof ofi.failure) != 0) {
+        rc = RMAIB_ERR_TRANSPORT;
+        ofi.failed = 1;
+        goto fn_exit;
+    }
     atomic_store(&ofi.next_key, 1);
     rc = RMAIB_ERR_TRANSPORT;
     for (size_t i = 0; i < nlist; i++) {
@@ -474,6 +479,9 @@ int rmaib_ofi_init(void)
             break;
     }
     if (rc != RMAIB_OK) {
+        snprintf(ofi.failure + used, sizeof ofi.failure - used, "; set RMAIB_OFI_PROVIDER to "
+                 "a provider that offers FI_EP_RDM with FI_RMA|FI_ATOMIC (fi_info -t FI_EP_RDM "
+                 "-c 'FI_RMA|FI_ATOMIC')");
         ofi.failed = rc != RMAIB_ERR_NO_MEM;     /* out of memory: the next window tries again */
         goto fn_exit;
     }

@@ -17,6 +17,7 @@
 #include "rmaib_win.h"
 #include "ofi.h"
 #include "mailbox.h"
+#include "loader.h"
 
 /* Nothing below leaves the library: accesses to the state and calls between the
  * files stay direct (no GOT or PLT), as when all of it was one file. */
