@@ -6,6 +6,8 @@
  * MODE none makes no window (win_ms 0).  The network window is MODE alloc run with
  * rmaib's RMAIB_TRANSPORT=ofi (bench/startup.sh sets it): its win_ms is the first
  * network window's cost, libfabric's start-up included.
+ * MODE load LIB (no MPI call) prints the ms a dlopen of LIB takes with the MPI
+ * library already loaded.
  * MODE fabric [PROVIDER] (no MPI) times libfabric alone, the floor under that: dlopen
  * of libfabric.so.1, fi_getinfo with rmaib's hints for PROVIDER (tcp;ofi_rxm by
  * default), and the fabric, domain, address vector, CQ and enabled endpoint rmaib
@@ -93,9 +95,27 @@ static int fabric(const char *prov)
 }
 #endif
 
+/* dlopen of LIB, in a process that has the MPI library loaded already (the
+ * program links it): what loading rmaib costs a process, whatever the machine's
+ * load does to whole jobs. */
+static int load(const char *lib)
+{
+    double t0 = now_ms();
+    void *h = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
+    double t1 = now_ms();
+    if (!h) {
+        fprintf(stderr, "startup: %s\n", dlerror());
+        return 1;
+    }
+    printf("load_ms %.3f\n", t1 - t0);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "none";
+    if (strcmp(mode, "load") == 0 && argc > 2)
+        return load(argv[2]);
     if (strcmp(mode, "fabric") == 0)
         return fabric(argc > 2 ? argv[2] : "tcp;ofi_rxm");
     double t0 = now_ms();

@@ -12,7 +12,8 @@
 # Systems: stock MPICH, Open MPI, rmaib preloaded into the MPICH binary, and
 # rmaib as the ch4 netmod where maint/mpich-rmaib's prefix exists.  It also times
 # the floor under the network window, libfabric alone (bench/startup fabric), and
-# LD_PRELOAD of the library into `bash -c true` against libmpich's own.
+# LD_PRELOAD of the library into `bash -c true` against libmpich's own, and a dlopen
+# of it, and of libfabric, in a process that has libmpich loaded already.
 set -u
 export LC_ALL=C
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
@@ -90,6 +91,9 @@ for ((r = 1; r <= reps; r++)); do
     wait
     cat "$scratch"/fabric.[0-9]* | awk '/^load_ms/ { for (i = 2; i <= 6; i += 2) if ($i > m[i]) m[i] = $i }
         END { printf "load_ms %s getinfo_ms %s endpoint_ms %s total %.2f\n", m[2], m[4], m[6], m[2] + m[4] + m[6] }' >> "$scratch/fabric"
+    for l in "$lib" "${libfabric:=$(ldconfig -p | awk '/libfabric\.so\.1 / { print $NF; exit }')}"; do
+        [ -n "$l" ] && "$prog" load "$l" | awk '{ print $2 }' >> "$scratch/dlopen.${l##*/}"
+    done
     for what in bash mpich rmaib; do
         case $what in
             bash) l= ;;
@@ -124,3 +128,5 @@ echo "libfabric alone (bench/startup fabric, tcp;ofi_rxm, $np at once): load $(f
 pre() { awk '{ printf "%.1f\n", $1 / 1000 }' "$scratch/preload.$1" | median; }
 echo "bash -c true: alone $(pre bash) ms; with LD_PRELOAD of libmpich $(pre mpich) ms," \
     "of librmaib-mpi $(pre rmaib) ms"
+echo "dlopen with libmpich loaded: librmaib-mpi $(median < "$scratch/dlopen.${lib##*/}") ms," \
+    "libfabric $(median < "$scratch/dlopen.${libfabric##*/}" 2>/dev/null) ms (what each costs a process)"
