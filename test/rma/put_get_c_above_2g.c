@@ -49,6 +49,13 @@ int main(int argc, char **argv)
         tap_skip("a put and a get past 2^31 bytes", "needs exactly 2 ranks");
         return tap_done();
     }
+#ifdef RMAIB_TEST_NETMOD
+    /* MPICH 4.0.2's MPI_Put_c and MPI_Get_c pass the count to MPID_Put and MPID_Get,
+     * whose count is an int: 2^31 + 4099 arrives negative, before any netmod. */
+    tap_skip("a put and a get past 2^31 bytes",
+             "MPICH 4.0.2's device interface takes int counts (the drop-in serves them)");
+    return tap_done();
+#endif
     /* Under the sanitizers it would take minutes of CI for what large_count_calls
      * already checks there with small counts; the plain build moves the bytes. */
     const char *san = getenv("RMAIB_SANITIZERS");
