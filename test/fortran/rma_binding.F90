@@ -13,7 +13,10 @@
 !   - MPI_Win_lock_all: MPI_Accumulate(MPI_SUM) of integers and of doubles from
 !     every rank into every rank;
 !   - fence: MPI_Accumulate(MPI_SUM) of doubles and integers into the right;
-!   - MPI_Rput and MPI_Rget with MPI_Wait inside lock_all.
+!   - MPI_Rput and MPI_Rget with MPI_Wait inside lock_all;
+!   - MPI_Rget requests completed by MPI_Waitall, Waitany, Waitsome, Testall,
+!     Testany and Testsome, whose indices count from 1 (MPICH 4.0.2's own mpi_f08
+!     gives C's 0-based ones, pmodels/mpich#6270), and a message of MPI_Improbe.
 ! Every element moved is checked.  Memory MPI writes behind the compiler's back (the
 ! windows, MPI_Get's buffers) is read after each synchronising call only behind
 ! MPI_F_SYNC_REG (mpi_f08) or declared VOLATILE (the others), the two ways MPI-4
@@ -57,7 +60,16 @@ program rma_binding
     double precision :: dsrc(n)
     HANDLE(MPI_Win) :: iwin, dwin
     HANDLE(MPI_Group) :: world_group, left_group, right_group
-    HANDLE(MPI_Request) :: req
+    HANDLE(MPI_Request) :: req, reqs(3)
+    HANDLE(MPI_Message) :: msg
+    integer :: idx, outc, ind(3), done, k, sval, rval
+#if defined(RMA_F08) && defined(RMAIB_TEST_NETMOD)
+    ! The netmod's mpi_f08 is MPICH 4.0.2's own, whose indices count from 0
+    ! (pmodels/mpich#6270, fixed in 4.1); the drop-in's count from 1.
+    integer, parameter :: off = -1
+#else
+    integer, parameter :: off = 0
+#endif
     HANDLE(MPI_Info) :: info
     integer(kind=MPI_ADDRESS_KIND) :: isize, dsize, zero
     integer :: me, np, left, right, ierr, i, r, isz, dsz
@@ -273,6 +285,75 @@ program rma_binding
     call MPI_Win_unlock_all(iwin, ierr)
     call point('MPI_Rget + MPI_Wait in lock_all: every element, integer and double')
 
+    ! ---- arrays of requests: the waits and tests over them, and their indices ---------
+    reqs = MPI_REQUEST_NULL
+    call MPI_Win_lock_all(0, iwin, ierr)
+    call MPI_Win_lock_all(0, dwin, ierr)
+    call rget_both(2, 3)
+    call MPI_Waitall(3, reqs, MPI_STATUSES_IGNORE, ierr)
+    call want_gets('MPI_Waitall')
+    call point('MPI_Waitall over two Rgets and a null request: every element')
+
+    call rget_both(2, 0)
+    call MPI_Waitany(3, reqs, idx, MPI_STATUS_IGNORE, ierr)
+    call want_index(idx, 2, 'MPI_Waitany')
+#if defined(RMA_F08)
+    ! (MPICH 4.0.2's mpif.h and use mpi add 1 to MPI_UNDEFINED too, pmodels/mpich#6402:
+    ! their waits are MPICH's, over rmaib's C calls.)
+    call MPI_Waitany(3, reqs, idx, MPI_STATUS_IGNORE, ierr)
+    call want_int(idx, MPI_UNDEFINED, 'MPI_Waitany index over null requests', 0)
+#endif
+    call rget_both(0, 3)
+    flag = .false.
+    do while (.not. flag)
+        call MPI_Testany(3, reqs, idx, flag, MPI_STATUS_IGNORE, ierr)
+    end do
+    call want_index(idx, 3, 'MPI_Testany')
+    call want_gets('MPI_Waitany and MPI_Testany')
+    call point('MPI_Waitany and MPI_Testany: indices from 1, MPI_UNDEFINED, every element')
+
+    do k = 1, 2
+        call rget_both(1, 3)
+        done = 0
+        do while (done < 2)
+            if (k == 1) then
+                call MPI_Waitsome(3, reqs, outc, ind, MPI_STATUSES_IGNORE, ierr)
+            else
+                call MPI_Testsome(3, reqs, outc, ind, MPI_STATUSES_IGNORE, ierr)
+            end if
+            if (outc < 0 .or. outc > 2 - done) then
+                call want_int(outc, 2 - done, 'MPI_Waitsome/Testsome outcount', k)
+                exit
+            end if
+            do i = 1, outc
+                if (ind(i) /= 1 + off .and. ind(i) /= 3 + off) &
+                    call want_int(ind(i), 1, 'MPI_Waitsome/Testsome index', k)
+            end do
+            done = done + outc
+        end do
+        call want_gets('MPI_Waitsome and MPI_Testsome')
+    end do
+    call rget_both(1, 2)
+    flag = .false.
+    do while (.not. flag)
+        call MPI_Testall(3, reqs, flag, MPI_STATUSES_IGNORE, ierr)
+    end do
+    call want_gets('MPI_Testall')
+    call MPI_Win_unlock_all(dwin, ierr)
+    call MPI_Win_unlock_all(iwin, ierr)
+    call point('MPI_Waitsome, MPI_Testsome and MPI_Testall: indices from 1, every element')
+
+    sval = pattern(me, 1, 6)
+    call MPI_Isend(sval, 1, MPI_INTEGER, right, 6, MPI_COMM_WORLD, req, ierr)
+    flag = .false.
+    do while (.not. flag)
+        call MPI_Improbe(left, 6, MPI_COMM_WORLD, flag, msg, MPI_STATUS_IGNORE, ierr)
+    end do
+    call MPI_Mrecv(rval, 1, MPI_INTEGER, msg, MPI_STATUS_IGNORE, ierr)
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    call want_int(rval, pattern(left, 1, 6), 'the message MPI_Improbe matched', 1)
+    call point('MPI_Improbe and MPI_Mrecv: the left neighbour''s message')
+
     call MPI_Group_free(left_group, ierr)
     call MPI_Group_free(right_group, ierr)
     call MPI_Group_free(world_group, ierr)
@@ -289,6 +370,42 @@ contains
         integer, intent(in) :: r, i, s
         pattern = 100000 * s + 1000 * r + i
     end function pattern
+
+    ! Rgets of the right neighbour's two windows (what this rank Rput there) into
+    ! reqs(ri) and reqs(rd), the integers and the doubles; a slot of 0 gets none.
+    subroutine rget_both(ri, rd)
+        integer, intent(in) :: ri, rd
+        igot = -1
+        dgot = -1.0d0
+        if (ri > 0) call MPI_Rget(igot, n, MPI_INTEGER, right, zero, n, MPI_INTEGER, iwin, &
+                                  reqs(ri), ierr)
+        if (rd > 0) call MPI_Rget(dgot, n, MPI_DOUBLE_PRECISION, right, zero, n, &
+                                  MPI_DOUBLE_PRECISION, dwin, reqs(rd), ierr)
+        if (ri == 0) igot = [(pattern(me, i, 5), i = 1, n)]
+        if (rd == 0) dgot = [(pattern(me, i, 5) * 0.5d0, i = 1, n)]
+    end subroutine rget_both
+
+    ! After the waits: every element rget_both fetched, and no request left.
+    subroutine want_gets(what)
+        character(len=*), intent(in) :: what
+        integer :: j
+        SYNC_REG(igot)
+        SYNC_REG(dgot)
+        do j = 1, n
+            call want_int(igot(j), pattern(me, j, 5), what // ' integer', j)
+            call want_dbl(dgot(j), pattern(me, j, 5) * 0.5d0, what // ' double', j)
+        end do
+        do j = 1, 3
+            if (reqs(j) /= MPI_REQUEST_NULL) call fail(what // ': a request is not MPI_REQUEST_NULL')
+        end do
+    end subroutine want_gets
+
+    ! An index into reqs that one of the waits returned: from 1, as MPI says.
+    subroutine want_index(got, want, what)
+        integer, intent(in) :: got, want
+        character(len=*), intent(in) :: what
+        call want_int(got, want + off, what // ' index', want)
+    end subroutine want_index
 
     subroutine fail(msg)
         character(len=*), intent(in) :: msg

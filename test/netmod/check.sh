@@ -61,7 +61,7 @@ build() {
     if [ "$2" = fortran ]; then
         # One source for the three bindings (test/fortran/Makefile.mk).
         def=$(echo "$1" | sed 's/^rma_//' | tr a-z A-Z)
-        "$mpif90" -O2 -DRMA_"$def" "$srcdir/test/fortran/rma_binding.F90" -o "$out/test/$2/$1" >"$3" 2>&1
+        "$mpif90" -O2 -DRMA_"$def" -DRMAIB_TEST_NETMOD "$srcdir/test/fortran/rma_binding.F90" -o "$out/test/$2/$1" >"$3" 2>&1
         return
     fi
     # shellcheck disable=SC2046
