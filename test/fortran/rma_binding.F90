@@ -189,8 +189,7 @@ program rma_binding
     dbuf = 0.0d0
     SYNC_REG(ibuf)
     SYNC_REG(dbuf)
-    call MPI_Win_unlock(me, dwin, ierr)
-    call MPI_Win_unlock(me, iwin, ierr)
+    call unlock_own()
     call MPI_Barrier(MPI_COMM_WORLD, ierr)
     isrc = [((me + 1) * i, i = 1, n)]
     dsrc = [((me + 1) * i * 0.5d0, i = 1, n)]
@@ -206,16 +205,12 @@ program rma_binding
     call MPI_Win_unlock_all(dwin, ierr)
     call MPI_Win_unlock_all(iwin, ierr)
     call MPI_Barrier(MPI_COMM_WORLD, ierr)
-    call MPI_Win_lock(MPI_LOCK_SHARED, me, 0, iwin, ierr)
-    call MPI_Win_lock(MPI_LOCK_SHARED, me, 0, dwin, ierr)
-    SYNC_REG(ibuf)
-    SYNC_REG(dbuf)
+    call lock_own()
     do i = 1, n
         call want_int(ibuf(i), i * np * (np + 1) / 2, 'lock_all integer MPI_SUM', i)
         call want_dbl(dbuf(i), i * np * (np + 1) * 0.25d0, 'lock_all double MPI_SUM', i)
     end do
-    call MPI_Win_unlock(me, dwin, ierr)
-    call MPI_Win_unlock(me, iwin, ierr)
+    call unlock_own()
     call point('MPI_Win_lock_all: MPI_Accumulate MPI_SUM from every rank, integer and double')
 
     ! ---- fence: accumulate into the right on top of the sums ------------------------
@@ -254,16 +249,12 @@ program rma_binding
     call MPI_Win_unlock_all(dwin, ierr)
     call MPI_Win_unlock_all(iwin, ierr)
     call MPI_Barrier(MPI_COMM_WORLD, ierr)
-    call MPI_Win_lock(MPI_LOCK_SHARED, me, 0, iwin, ierr)
-    call MPI_Win_lock(MPI_LOCK_SHARED, me, 0, dwin, ierr)
-    SYNC_REG(ibuf)
-    SYNC_REG(dbuf)
+    call lock_own()
     do i = 1, n
         call want_int(ibuf(i), pattern(left, i, 5), 'MPI_Rput integer', i)
         call want_dbl(dbuf(i), pattern(left, i, 5) * 0.5d0, 'MPI_Rput double', i)
     end do
-    call MPI_Win_unlock(me, dwin, ierr)
-    call MPI_Win_unlock(me, iwin, ierr)
+    call unlock_own()
     call point('MPI_Rput + MPI_Wait in lock_all: every element, integer and double')
     call MPI_Barrier(MPI_COMM_WORLD, ierr)
     igot = -1
@@ -370,6 +361,19 @@ contains
         integer, intent(in) :: r, i, s
         pattern = 100000 * s + 1000 * r + i
     end function pattern
+
+    ! Both of this rank's windows, locked shared to read them (MPI's separate model).
+    subroutine lock_own()
+        call MPI_Win_lock(MPI_LOCK_SHARED, me, 0, iwin, ierr)
+        call MPI_Win_lock(MPI_LOCK_SHARED, me, 0, dwin, ierr)
+        SYNC_REG(ibuf)
+        SYNC_REG(dbuf)
+    end subroutine lock_own
+
+    subroutine unlock_own()
+        call MPI_Win_unlock(me, dwin, ierr)
+        call MPI_Win_unlock(me, iwin, ierr)
+    end subroutine unlock_own
 
     ! Rgets of the right neighbour's two windows (what this rank Rput there) into
     ! reqs(ri) and reqs(rd), the integers and the doubles; a slot of 0 gets none.
