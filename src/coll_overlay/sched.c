@@ -37,8 +37,11 @@ static void async_wake(void);
 /* Calls queued and not finished, over every communicator: what the schedule
  * thread (below) runs while it is above zero. */
 static int async_pending;
-/* Calls queued and not finished over every communicator, whatever the group:
- * while above zero, waits in the host run the schedules (rmaib_coll_unfinished). */
+/* Calls queued and not yet reported over every communicator, whatever the group:
+ * while above zero, waits in the host run the schedules (rmaib_coll_unfinished).
+ * Counted down at the report, not when a call finishes: one the schedule thread
+ * finished still needs a wait to report it, where the host has no poll function
+ * of its own on the request (Open MPI) to do so. */
 static int unfinished;
 
 /* ---------------------------------------------------------------- building */
@@ -255,6 +258,7 @@ static void report(rmaib_coll_t *c)
         c->qhead = (c->qhead + 1) % c->qcap;
         __atomic_store_n(&c->qlen, c->qlen - 1, __ATOMIC_RELEASE);
         c->qdone--;
+        __atomic_sub_fetch(&unfinished, 1, __ATOMIC_RELAXED);
         if (fin.done)
             fin.done(fin.arg, fin.err);
     }
@@ -282,7 +286,6 @@ static int progress_locked(rmaib_coll_t *c, int reporting)
         call->err = rc != RMAIB_OK ? rc : c->late_err;
         c->built = 0;
         c->qdone++;
-        __atomic_sub_fetch(&unfinished, 1, __ATOMIC_RELAXED);
         if (c->mapped)
             __atomic_sub_fetch(&async_pending, 1, __ATOMIC_RELAXED);
         moved = 1;

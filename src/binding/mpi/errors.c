@@ -36,6 +36,8 @@ static const struct {
 
 enum { NERR = sizeof table / sizeof table[0] };
 
+static int notify_code(void);
+
 /* The error class itself is the code: MPICH 4.0.2 garbles the message of a code made
  * with MPI_Add_error_code on a predefined class, so rmaib's own text goes to stderr
  * under RMAIB_VERBOSE instead. */
@@ -48,7 +50,7 @@ int rmaib_mpi_code(int rerr)
     if (rmaib_config.verbose)
         rmaib_host_say("%s", table[rerr].msg);
     if (rerr == RMAIB_ERR_RMA_NOTIFY)
-        return rmaib_mpi_notify_class();
+        return notify_code();
     return table[rerr].cls;
 }
 
@@ -76,7 +78,7 @@ int rmaib_mpi_comm_error(MPI_Comm comm, int code)
 /* MPIX_ERR_RMA_NOTIFICATION: a class of its own, made by MPI_Add_error_class at the
  * first window (every process creates its first window in the same collective call,
  * so all get the same value) or when the user first asks for it. */
-static int notify_class = -1;
+static int notify_class = -1, notify_code_ = -1;
 static pthread_mutex_t notify_class_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int rmaib_mpi_notify_class(void)
@@ -88,11 +90,26 @@ int rmaib_mpi_notify_class(void)
             PMPI_Add_error_string(cls, "MPIX_ERR_RMA_NOTIFICATION: notification index "
                                   "outside the counters set by MPIX_Win_set_num_notify");
             notify_class = cls;
+            notify_code_ = cls;
+#ifdef OPEN_MPI
+            /* Open MPI keeps codes apart from classes: an added class is no code
+             * (MPI_Error_class gives MPI_ERR_UNKNOWN for it), so it gets one. */
+            int code;
+            if (PMPI_Add_error_code(cls, &code) == MPI_SUCCESS)
+                notify_code_ = code;
+#endif
         }
     }
     int cls = notify_class < 0 ? MPI_ERR_OTHER : notify_class;
     pthread_mutex_unlock(&notify_class_lock);
     return cls;
+}
+
+/* The code rmaib returns for MPIX_ERR_RMA_NOTIFICATION. */
+static int notify_code(void)
+{
+    int cls = rmaib_mpi_notify_class();
+    return notify_code_ < 0 ? cls : notify_code_;
 }
 
 int MPIX_Rmaib_err_rma_notification(void)

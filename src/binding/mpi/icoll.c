@@ -3,13 +3,15 @@
  * library: the same checks and paths as the blocking calls (coll.c), the call
  * queued on the communicator's schedule engine (src/coll_overlay/sched.c).
  *
- * The request is MPICH's extended generalized request: its poll function, which
- * MPI_Test*, MPI_Wait and MPI_Wait{any,some} call, and its wait function, which
- * MPI_Waitall calls, progress the schedules of every communicator, and a
+ * On MPICH the request is its extended generalized request: its poll function,
+ * which MPI_Test*, MPI_Wait and MPI_Wait{any,some} call, and its wait function,
+ * which MPI_Waitall calls, progress the schedules of every communicator, and a
  * schedule that finishes completes its request.  MPICH polls them from no other
  * call, so while any is unfinished the drop-in's waits, tests and probes run them
  * (serve.c), as the netmod's progress hook does; rmaib's own collective calls
- * progress them too.  A freed
+ * progress them too.  Open MPI 4.1 has no such request: there it is a standard
+ * generalized request, and those same waits and tests (all of them rmaib's, which
+ * poll while a schedule is unfinished) are what complete it.  A freed
  * request's schedule still runs, progressed by those calls and by MPI_Comm_free.
  * The netmod's collective hooks return the same requests (rmaib_coll.c).
  */
@@ -20,12 +22,14 @@
 #include "base/reduce.h"
 #include "coll.h"
 #include "errors.h"
+#include "host_large.h"
 #include "request.h"
 #include "rmaib_host.h"
 #include "serve.h"
 
 _Static_assert(sizeof(MPI_Request) <= sizeof(void *), "a request handle fits a pointer");
 
+#ifdef MPICH_VERSION
 static MPIX_Grequest_class coll_class;
 static int class_rc = MPI_ERR_INTERN;
 static pthread_once_t class_once = PTHREAD_ONCE_INIT;
@@ -70,6 +74,7 @@ static void make_class(void)
     class_rc = PMPIX_Grequest_class_create(rmaib_mpi_greq_query, rmaib_mpi_greq_free,
                                            rmaib_mpi_greq_cancel, poll, wait, &coll_class);
 }
+#endif
 
 /* The core finished the collective of request arg. */
 static void complete(void *arg, int err)
@@ -83,10 +88,15 @@ static void complete(void *arg, int err)
 
 static int new_request(MPI_Request *req, void **arg)
 {
+#ifdef MPICH_VERSION
     pthread_once(&class_once, make_class);
     if (class_rc != MPI_SUCCESS)
         return class_rc;
     int rc = PMPIX_Grequest_class_allocate(coll_class, NULL, req);
+#else
+    int rc = PMPI_Grequest_start(rmaib_mpi_greq_query, rmaib_mpi_greq_free,
+                                 rmaib_mpi_greq_cancel, NULL, req);
+#endif
     *arg = NULL;
     memcpy(arg, req, sizeof *req);
     return rc;

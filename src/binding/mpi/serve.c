@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/config.h"
+#include "host_large.h"
 #include "serve.h"
 #include "rmaib_coll.h"
 

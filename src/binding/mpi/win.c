@@ -145,7 +145,14 @@ static int create_shadow(rmaib_mpi_win_t *bw, MPI_Info info, MPI_Win adopt, int 
         bw->shadow = adopt;
         bw->adopted = 1;
     } else {
+#ifdef OPEN_MPI
+        /* Open MPI 4.1 has no component for a Win_create over MPI_COMM_SELF
+         * (MPI_ERR_WIN); osc/sm makes allocated ones. */
+        void *unused;
+        rc = PMPI_Win_allocate(0, 1, info, MPI_COMM_SELF, &unused, &bw->shadow);
+#else
         rc = PMPI_Win_create(NULL, 0, 1, info, MPI_COMM_SELF, &bw->shadow);
+#endif
     }
     *inserted = rc == MPI_SUCCESS && (rc = rmaib_mpi_win_insert(bw)) == MPI_SUCCESS;
     if (rc != MPI_SUCCESS)
@@ -181,6 +188,8 @@ int rmaib_mpi_win_create(int flavor, MPI_Aint size, MPI_Aint disp_unit, MPI_Info
     int rank, nranks, rc, inserted = 0;
     rmaib_mpi_win_t *bw = NULL, stand_in;
 
+    /* First: the check that the program's MPI is this library's (host.c). */
+    rmaib_mpi_host_register();
     if (comm == MPI_COMM_NULL)
         return rmaib_mpi_comm_error(MPI_COMM_WORLD, MPI_ERR_COMM);
     if (!win)
@@ -206,7 +215,6 @@ int rmaib_mpi_win_create(int flavor, MPI_Aint size, MPI_Aint disp_unit, MPI_Info
     PMPI_Comm_rank(bw->comm, &rank);
     PMPI_Comm_size(bw->comm, &nranks);
 
-    rmaib_mpi_host_register();
     rmaib_init();
     /* Build the predefined-type table now, not in a window's first operation: a
      * latency loop's warm-up should not pay for flattening every named type. */
