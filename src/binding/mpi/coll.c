@@ -13,6 +13,7 @@
 #include "coll.h"
 #include "datatype.h"
 #include "errors.h"
+#include "host.h"
 #include "rma.h"
 #include "serve.h"
 
@@ -109,6 +110,9 @@ static int finish(MPI_Comm comm, const char *call, rmaib_mpi_coll_t *st, int cod
 
 rmaib_mpi_coll_t *rmaib_mpi_coll_served(MPI_Comm comm, const char **why)
 {
+    /* A collective may be the first call rmaib reads handles in: the check that
+     * the program's MPI is this library's comes first (host.c). */
+    rmaib_mpi_host_register();
     rmaib_mpi_coll_t *st = rmaib_mpi_coll_find(comm);
     *why = !st ? "no collective state" : st->why_host;
     return st;

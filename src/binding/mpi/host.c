@@ -75,30 +75,37 @@ static const struct rmaib_host_ops pmpi_host = {
     .say = say_stderr,
 };
 
-/* The MPI this library was built for, as MPI_Get_library_version begins. */
+/* The MPI this library was built for, as MPI_Get_library_version begins, and
+ * the library's name: librmaib-mpi for MPICH, librmaib-ompi for Open MPI 4.x. */
 #if defined(MPICH_VERSION)
 #define BUILT_FOR "MPICH"
+#define VERSION_PREFIX "MPICH"
+#define LIBRARY "librmaib-mpi"
 #elif defined(OPEN_MPI)
-#define BUILT_FOR "Open MPI"
+#define BUILT_FOR "Open MPI 4.x"
+#define VERSION_PREFIX "Open MPI v4."
+#define LIBRARY "librmaib-ompi"
 #else
-#define BUILT_FOR ""
+#define BUILT_FOR "?"
+#define VERSION_PREFIX ""
+#define LIBRARY "librmaib"
 #endif
 
 /* Preloaded into a program of another MPI (Open MPI's, where rmaib was built for
- * MPICH), rmaib would hand its MPI's handle constants to the program's MPI: the
- * first window call would fail deep in that MPI with an error about keyvals.
- * Say so plainly instead, once, and stop. */
+ * MPICH, or the reverse, or another Open MPI than 4.x), rmaib would hand its MPI's
+ * handle constants to the program's MPI: the first window call would fail deep in
+ * that MPI with an error about keyvals.  Say so plainly instead, once, and stop. */
 static void check_host_mpi(void)
 {
     char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     int len = 0;
     PMPI_Get_library_version(version, &len);
-    if (strncmp(version, BUILT_FOR, strlen(BUILT_FOR)) == 0)
+    if (strncmp(version, VERSION_PREFIX, strlen(VERSION_PREFIX)) == 0)
         return;
     char *nl = strchr(version, '\n');
     if (nl)
         *nl = '\0';
-    fprintf(stderr, "rmaib: librmaib-mpi was built for " BUILT_FOR " but this program runs "
+    fprintf(stderr, "rmaib: " LIBRARY " was built for " BUILT_FOR " but this program runs "
             "on \"%.80s\", which rmaib does not support: rebuild the program with "
             BUILT_FOR "'s mpicc, or run it without rmaib\n", version);
     exit(EXIT_FAILURE);
