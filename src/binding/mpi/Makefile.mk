@@ -1,5 +1,6 @@
-# The drop-in library's MPI_* entry points over PMPI.
-librmaib_mpi_la_SOURCES += \
+# The drop-in library's MPI_* entry points over PMPI: those of every host
+# (binding_sources), then MPICH's Fortran ones.
+binding_sources = \
 	src/binding/mpi/host.h \
 	src/binding/mpi/host.c \
 	src/binding/mpi/serve.h \
@@ -29,6 +30,8 @@ librmaib_mpi_la_SOURCES += \
 	src/binding/mpi/coll.c \
 	src/binding/mpi/coll_comm.c \
 	src/binding/mpi/icoll.c \
+	src/binding/mpi/host_large.h
+librmaib_mpi_la_SOURCES += $(binding_sources) \
 	src/binding/mpi/fortran.h \
 	src/binding/mpi/fortran.c \
 	src/binding/mpi/fortran_attr.c
