@@ -1,43 +1,73 @@
 #!/bin/sh
-# test/netmod/check.sh PREFIX [NAME...]: the netmod pass (make check-netmod).
-#
-# rmaib's test/rma and test/coll programs built with PREFIX/bin/mpicc, and
-# test/fortran's with PREFIX/bin/mpif90, the MPICH on ch4:rmaib
-# (maint/mpich-rmaib), with no librmaib-mpi and no preload: every one-sided call,
-# MPI_Allreduce, MPI_Allgather and MPI_Alltoall are the netmod's.
+# test/form-pass.sh FORM [PREFIX] [NAME...]: rmaib's test/rma and test/coll programs
+# through one of rmaib's other forms, built with that form's own MPI compiler:
+#   netmod PREFIX  the netmod pass (make check-netmod): built with PREFIX/bin/mpicc,
+#                  and test/fortran's with PREFIX/bin/mpif90, the MPICH on ch4:rmaib
+#                  (maint/mpich-rmaib), with no librmaib-mpi and no preload: every
+#                  one-sided call, MPI_Allreduce, MPI_Allgather and MPI_Alltoall are
+#                  the netmod's;
+#   ompi           the Open MPI pass (make check-ompi): built with Open MPI's mpicc
+#                  (RMAIB_OMPI_MPICC, from configure), linked with librmaib-ompi of
+#                  this build tree (a preload=1 line preloads it instead), run with
+#                  OMPI_MPIEXEC; no Fortran (the Open MPI form has none).
+# The programs are compiled with -DRMAIB_TEST_NETMOD or -DRMAIB_TEST_OMPI.
 # Each runs through test/run-test with its testlist's lines and passes
 # (RMAIB_TEST_PASSES picks them, default shm,ofi,mixed); the collective programs
 # run with RMAIB_VERBOSE=1 and fail unless rmaib says it served each of these
 # calls and their non-blocking forms they make (unserved below); the
-# programs named in test/netmod/exclude.txt are left out, each with its reason.
+# programs named in test/FORM/exclude.txt are left out, each with its reason.
 # NAME... runs those programs only.  Prints the TAP of each program into
-# netmod-check/NAME.log under the current directory and one summary line per
+# FORM-check/NAME.log under the current directory and one summary line per
 # program and a closing totals line; exits 1 if any point failed or a program did
 # not build.
 # Run from the top of rmaib's build tree (RMAIB_TOP_SRCDIR for another source tree).
 set -u
 
-[ $# -ge 1 ] || { echo "usage: $0 PREFIX [NAME...]" >&2; exit 2; }
-prefix=$1
+usage() { echo "usage: $0 netmod PREFIX [NAME...] | $0 ompi [NAME...]" >&2; exit 2; }
+[ $# -ge 1 ] || usage
+form=$1
 shift
-srcdir=${RMAIB_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+srcdir=${RMAIB_TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 builddir=$(pwd)
-mpicc=$prefix/bin/mpicc
-[ -x "$mpicc" ] || { echo "check-netmod: no $mpicc (maint/mpich-rmaib)" >&2; exit 2; }
-out=$builddir/netmod-check
-mpif90=$prefix/bin/mpif90
+case $form in
+    netmod)
+        [ $# -ge 1 ] || usage
+        prefix=$1
+        shift
+        mpicc=$prefix/bin/mpicc
+        [ -x "$mpicc" ] || { echo "check-netmod: no $mpicc (maint/mpich-rmaib)" >&2; exit 2; }
+        mpif90=$prefix/bin/mpif90
+        incl=$prefix/include
+        link=
+        MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+        RMAIB_PRELOAD_LIB=/nonexistent/librmaib-mpi.so   # nothing is preloaded here
+        # the netmod MPICH comes first for the launcher and every rank
+        LD_LIBRARY_PATH=$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+        fortran="rma_f08 rma_mpi rma_mpif" ;;
+    ompi)
+        mpicc=${RMAIB_OMPI_MPICC:-mpicc.openmpi}
+        command -v "$mpicc" >/dev/null || { echo "check-ompi: no $mpicc (configure --with-ompi-mpicc)" >&2; exit 2; }
+        mpif90=/nonexistent
+        lib=$builddir/.libs
+        [ -f "$lib/librmaib-ompi.so" ] || { echo "check-ompi: no $lib/librmaib-ompi.so (make)" >&2; exit 2; }
+        incl=$builddir/include
+        link="-L$lib -Wl,--no-as-needed -lrmaib-ompi -Wl,-rpath,$lib"
+        MPIEXEC=${OMPI_MPIEXEC:-mpiexec.openmpi}
+        RMAIB_PRELOAD_LIB=$lib/librmaib-ompi.so
+        fortran= ;;
+    *) usage ;;
+esac
+label=$(echo "$form" | tr a-z A-Z)
+out=$builddir/$form-check
 mkdir -p "$out/test/rma" "$out/test/coll" "$out/test/fortran" || exit 2
 
 # run-test finds test/rma/testlist from where the programs sit under its build
-# tree ($out); the netmod MPICH comes first for the launcher and every rank.
-MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+# tree ($out).
 RMAIB_TOP_SRCDIR=$srcdir
 RMAIB_TOP_BUILDDIR=$out
-RMAIB_PRELOAD_LIB=/nonexistent/librmaib-mpi.so   # nothing is preloaded here
 RMAIB_HAVE_OFI=$(grep -q '^have_ofi = yes' "$builddir/Makefile" 2>/dev/null && echo yes || echo no)
 RMAIB_SANITIZERS=
 RMAIB_TEST_PASSES=${RMAIB_TEST_PASSES:-shm,ofi,mixed}
-LD_LIBRARY_PATH=$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export MPIEXEC RMAIB_TOP_SRCDIR RMAIB_TOP_BUILDDIR RMAIB_PRELOAD_LIB RMAIB_HAVE_OFI \
     RMAIB_SANITIZERS RMAIB_TEST_PASSES LD_LIBRARY_PATH
 
@@ -46,7 +76,7 @@ if [ $# -gt 0 ]; then
 else
     names=$(sed -n 's|^rma_tests += test/rma/||p' "$srcdir/test/rma/Makefile.mk")
     names="$names $(sed -n 's|^coll_tests += test/coll/||p' "$srcdir/test/coll/Makefile.mk")"
-    names="$names rma_f08 rma_mpi rma_mpif"
+    names="$names $fortran"
 fi
 # The suite of program $1: test/coll for the collective programs, test/fortran for
 # the Fortran ones, else test/rma.
@@ -61,14 +91,14 @@ build() {
     if [ "$2" = fortran ]; then
         # One source for the three bindings (test/fortran/Makefile.mk).
         def=$(echo "$1" | sed 's/^rma_//' | tr a-z A-Z)
-        "$mpif90" -O2 -DRMA_"$def" -DRMAIB_TEST_NETMOD "$srcdir/test/fortran/rma_binding.F90" -o "$out/test/$2/$1" >"$3" 2>&1
+        "$mpif90" -O2 -DRMA_"$def" -DRMAIB_TEST_$label "$srcdir/test/fortran/rma_binding.F90" -o "$out/test/$2/$1" >"$3" 2>&1
         return
     fi
     # shellcheck disable=SC2046
-    "$mpicc" -O2 -DRMAIB_TEST_NETMOD -I"$srcdir/test/$2" -I"$prefix/include" \
-        $(mkvar "$1" CPPFLAGS) $(sources "$1") -o "$out/test/$2/$1" -lm >"$3" 2>&1
+    "$mpicc" -O2 -DRMAIB_TEST_$label -I"$srcdir/test/$2" -I"$incl" \
+        $(mkvar "$1" CPPFLAGS) $(sources "$1") -o "$out/test/$2/$1" $link -lm >"$3" 2>&1
 }
-excluded() { grep -q "^$1[[:space:]]" "$srcdir/test/netmod/exclude.txt"; }
+excluded() { grep -q "^$1[[:space:]]" "$srcdir/test/$form/exclude.txt"; }
 # A variable its Makefile.mk gives program $1 (test_SUITE_$1_$2), on one line.
 mkvar() {
     awk -v v="test_$(suite "$1")_$1_$2" '$1 == v && $2 == "=" { on = 1; sub(/^[^=]*= */, "") }
@@ -110,8 +140,12 @@ tot_ok=0 tot_bad=0 tot_skip=0
 # An unmodified MPI program, with rmaib in charge: RMAIB_VERBOSE names each window.
 if [ $# -eq 0 ]; then
     demo=$out/rma_demo
-    if "$mpicc" -O2 "$srcdir/examples/rma_demo.c" -o "$demo" >"$demo.log" 2>&1 &&
-        RMAIB_VERBOSE=1 timeout 120 "$MPIEXEC" -n 2 "$demo" >>"$demo.log" 2>&1 &&
+    # (Open MPI's launcher wants to hear of oversubscription and root, as run-test says.)
+    flags=
+    [ "$form" = ompi ] && flags="--oversubscribe --allow-run-as-root"
+    # shellcheck disable=SC2086
+    if "$mpicc" -O2 "$srcdir/examples/rma_demo.c" -o "$demo" $link >"$demo.log" 2>&1 &&
+        RMAIB_VERBOSE=1 timeout 120 "$MPIEXEC" $flags -n 2 "$demo" >>"$demo.log" 2>&1 &&
         grep -q '^rma_demo: verified=yes' "$demo.log" &&
         grep -q 'rmaib: window flavor=' "$demo.log"; then
         echo "PASS rma_demo: verified, rmaib in charge ($(grep -c 'rmaib: window' "$demo.log") windows)"
@@ -123,7 +157,7 @@ if [ $# -eq 0 ]; then
 fi
 for n in $names; do
     if excluded "$n"; then
-        echo "SKIP $n: $(sed -n "s/^$n[[:space:]]*//p" "$srcdir/test/netmod/exclude.txt")"
+        echo "SKIP $n: $(sed -n "s/^$n[[:space:]]*//p" "$srcdir/test/$form/exclude.txt")"
         continue
     fi
     log=$out/$n.log
@@ -163,5 +197,5 @@ for n in $names; do
 done
 # The closing line .ci/run reads (TAP points; a program that did not build or ran
 # no point counts as one failure).
-echo "netmod pass: $tot_ok passed, $tot_bad failed, $tot_skip skipped"
+echo "$form pass: $tot_ok passed, $tot_bad failed, $tot_skip skipped"
 exit $st

@@ -58,7 +58,7 @@ static inline const char *errclass_name(int c)
         }                                                                               \
     } while (0)
 
-/* As EXPECT_CLASS, but in the netmod pass (RMAIB_TEST_NETMOD, test/netmod/check.sh)
+/* As EXPECT_CLASS, but in the netmod pass (RMAIB_TEST_NETMOD, test/form-pass.sh)
  * class `alt` passes too.  MPI leaves the class of an error to the implementation
  * (MPI-4.1 §9.4; §12.8's RMA classes sit beside MPI_ERR_ARG, "invalid argument of
  * some other kind", and MPI_ERR_DISP, "invalid displacement argument"), and MPICH's

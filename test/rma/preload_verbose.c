@@ -36,9 +36,14 @@ int main(int argc, char **argv)
     if (me == 0)
         printf("# LD_PRELOAD=%s RMAIB_VERBOSE=%s\n", pre ? pre : "(unset)",
                verbose ? verbose : "(unset)");
-    TAP_CHECK(pre && strstr(pre, "rmaib-mpi"), "LD_PRELOAD does not name librmaib-mpi: %s",
+#ifdef RMAIB_TEST_OMPI
+    const char *lib = "rmaib-ompi";
+#else
+    const char *lib = "rmaib-mpi";
+#endif
+    TAP_CHECK(pre && strstr(pre, lib), "LD_PRELOAD does not name lib%s: %s", lib,
               pre ? pre : "(unset)");
-    tap_ok("LD_PRELOAD names librmaib-mpi");
+    tap_ok("LD_PRELOAD names lib%s", lib);
 
     TAP_CHECK(dlsym(RTLD_DEFAULT, "rmaib_init") != NULL, "dlsym(rmaib_init) is NULL: rmaib is not loaded");
     tap_ok("rmaib_init is visible with dlsym(RTLD_DEFAULT)");

@@ -67,13 +67,21 @@ int main(int argc, char **argv)
         made++;
     /* A creation that failed here only would leave the peers on to the next window's
      * allgather, and the collectives below would pair wrongly or hang. */
-    TAP_CHECK(made < CAP, "the host made all of %d windows; no limit met", CAP);
     TAP_CHECK(same_everywhere(made), "the ranks made different numbers of windows (here %d)",
               made);
-    TAP_CHECK(cls != MPI_SUCCESS && same_everywhere(cls), "the failed creation returned "
-              "class %s here, not one class on every rank", errclass_name(cls));
-    tap_ok("%d windows made, the next refused on every rank with %s", made,
-           errclass_name(cls));
+#ifdef RMAIB_TEST_OMPI
+    /* Open MPI 4.1 has room for more windows on MPI_COMM_SELF than CAP. */
+    if (made == CAP)
+        tap_skip("the next window refused on every rank", "Open MPI made every window asked for");
+    else
+#endif
+    {
+        TAP_CHECK(made < CAP, "the host made all of %d windows; no limit met", CAP);
+        TAP_CHECK(cls != MPI_SUCCESS && same_everywhere(cls), "the failed creation returned "
+                  "class %s here, not one class on every rank", errclass_name(cls));
+        tap_ok("%d windows made, the next refused on every rank with %s", made,
+               errclass_name(cls));
+    }
 
     if (made > 0) {
         check_fop(wins[0], 0, "first");

@@ -26,7 +26,7 @@ mpich: librmaib-nm.la
 # the MPICH first if need be, as make mpich).
 check-netmod: mpich
 	@prefix=$$($(top_srcdir)/maint/mpich-rmaib --no-build) && \
-	RMAIB_TOP_SRCDIR='$(abs_top_srcdir)' $(top_srcdir)/test/netmod/check.sh "$$prefix"
+	RMAIB_TOP_SRCDIR='$(abs_top_srcdir)' $(top_srcdir)/test/form-pass.sh netmod "$$prefix"
 .PHONY: check-netmod
 
 # MPICH's RMA suite on that MPICH (maint/conformance --netmod).
@@ -44,7 +44,7 @@ conformance-netmod-forwarded: mpich
 .PHONY: conformance-netmod-forwarded
 
 EXTRA_DIST += maint/mpich-rmaib maint/conformance-exclude-netmod \
-	test/netmod/check.sh test/netmod/exclude.txt \
+	test/form-pass.sh test/netmod/exclude.txt \
 	test/netmod/forwarded.sh test/netmod/forwarded-exclude.txt \
 	src/mpid/ch4/netmod/rmaib/subconfigure.m4 src/mpid/ch4/netmod/rmaib/Makefile.mk \
 	src/mpid/ch4/netmod/rmaib/rmaib_pre.h src/mpid/ch4/netmod/rmaib/netmod_inline.h \
