@@ -28,6 +28,7 @@ conformance-coll: $(lib_LTLIBRARIES)
 # The suite takes minutes to build: make clean keeps it, distclean removes it.
 distclean-local: conformance-clean
 conformance-clean:
-	rm -rf $(abs_top_builddir)/conformance $(abs_top_builddir)/conformance-stock
+	rm -rf $(abs_top_builddir)/conformance $(abs_top_builddir)/conformance-stock \
+	    $(abs_top_builddir)/conformance-ompi
 
 .PHONY: conformance conformance-coll conformance-clean

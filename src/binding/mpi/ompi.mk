@@ -24,5 +24,12 @@ if RMAIB_HAVE_OMPI
 else
 	@echo "check-ompi: no Open MPI 4.x was found at configure (--with-ompi-mpicc)"; exit 1
 endif
-.PHONY: check-ompi
-EXTRA_DIST += rmaib-ompi.pc.in src/binding/mpi/ompi.mk test/ompi/exclude.txt
+
+# MPICH's rma suite and the coll subset, built with Open MPI's mpicc, on
+# librmaib-ompi (maint/conformance --ompi).
+conformance-ompi: $(lib_LTLIBRARIES)
+	$(SHELL) $(top_srcdir)/maint/conformance --ompi --mpicc '$(RMAIB_OMPI_MPICC_PATH)' \
+	    --mpiexec '$(OMPI_MPIEXEC)' --coll-subset $(CONFORMANCE_FLAGS) $(abs_top_builddir)
+.PHONY: check-ompi conformance-ompi
+EXTRA_DIST += rmaib-ompi.pc.in src/binding/mpi/ompi.mk test/ompi/exclude.txt \
+	maint/conformance-exclude-ompi
