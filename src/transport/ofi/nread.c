@@ -82,11 +82,11 @@ static int nread_post(ofi_nread_t *r, ofi_peer_t *p, void *dst, size_t n, uint64
         to = h + 1;
         ctx = BOUNCE_CTX(b);
     }
-    p->nread_issued++;
+    CNT_ADD(p->nread_issued, 1);
     POST(x, fi_read(ofi.ep, to, n, ofi.pool_desc, p->addr, raddr, key, ctx));
     if (x == 0)
         return RMAIB_OK;
-    p->nread_issued--;
+    CNT_ADD(p->nread_issued, -1);
     if (b)
         pool_release(b);
     return rmaib_ofi_post_failed("get", x);
@@ -143,8 +143,12 @@ void rmaib_ofi_nread_wait(ofi_win_t *o, ofi_peer_t *p)
     for (int i = 0; i < o->nranks; i++) {
         ofi_peer_t *q = p ? p : &o->peers[i];
         RMAIB_BACKOFF(bo);
-        while (atomic_load_explicit(&q->nread_done, memory_order_acquire) != q->nread_issued)
+        for (;;) {              /* done first, as rmaib_ofi_flush_peer */
+            uint64_t d = atomic_load_explicit(&q->nread_done, memory_order_acquire);
+            if (d == atomic_load_explicit(&q->nread_issued, memory_order_acquire))
+                break;
             rmaib_backoff(&bo);
+        }
         if (p)
             break;
     }
@@ -163,7 +167,7 @@ int rmaib_ofi_notify_add(rmaib_win_t *w, int peer, size_t off)
     ofi_win_t *o = w->ofi;
     ofi_peer_t *p = &o->peers[peer];
     int rc = RMAIB_OK;
-    if (!o->amo || ofi.waw_size != SIZE_MAX || p->unordered)
+    if (!o->amo || ofi.waw_size != SIZE_MAX || FLAG_GET(p->unordered))
         rc = rmaib_ofi_flush_peer(w, p);
     uint64_t old;
     return rc == RMAIB_OK ? rmaib_ofi_ctrl_atomic(w, peer, off, RMAIB_AOP_FADD, 1, 0, &old) : rc;
