@@ -257,7 +257,7 @@ int rmaib_ofi_acc_native(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t 
     return va % rmaib_basic_size(b) == 0;
 }
 
-int rmaib_ofi_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
+static int data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
                           rmaib_op_t op, const void *operand, void *fetch, size_t n)
 {
     ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
@@ -312,7 +312,17 @@ int rmaib_ofi_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t
     return rc;
 }
 
-int rmaib_ofi_data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
+int rmaib_ofi_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
+                          rmaib_op_t op, const void *operand, void *fetch, size_t n)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    int dyn = dyn_lock(w, p);
+    int rc = data_atomic(w, peer, roff, b, op, operand, fetch, n);
+    dyn_unlock(p, dyn);
+    return rc;
+}
+
+static int data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
                        const void *compare, const void *swap, void *result)
 {
     ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
@@ -333,4 +343,14 @@ int rmaib_ofi_data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
     }
     return atomic_blocking(p, AT_COMPARE, raddr, key, rmaib_ofi_uint_of_size(size), FI_CSWAP,
                            size, 1, swap, compare, result);
+}
+
+int rmaib_ofi_data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
+                       const void *compare, const void *swap, void *result)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    int dyn = dyn_lock(w, p);
+    int rc = data_cas(w, peer, roff, size, compare, swap, result);
+    dyn_unlock(p, dyn);
+    return rc;
 }

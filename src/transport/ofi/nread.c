@@ -103,7 +103,7 @@ static size_t nread_pieces(const rmaib_seg_t *segs, size_t n)
 /* Every segment's pieces are posted and the call returns: one counter step once the
  * last of them has landed, whichever it is.  Dynamic windows are cut at region ends
  * first (each region has its own key). */
-int rmaib_ofi_get_notify(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n,
+static int get_notify(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n,
                          _Atomic uint64_t *counter)
 {
     ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
@@ -134,6 +134,16 @@ int rmaib_ofi_get_notify(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs,
         atomic_store_explicit(&r->err, 1, memory_order_relaxed);
     nread_drop(r, (int) (1 + pieces - posted));     /* our hold, and the pieces never posted */
     free(cut);
+    return rc;
+}
+
+int rmaib_ofi_get_notify(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t n,
+                         _Atomic uint64_t *counter)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    int dyn = dyn_lock(w, p);
+    int rc = get_notify(w, peer, segs, n, counter);
+    dyn_unlock(p, dyn);
     return rc;
 }
 

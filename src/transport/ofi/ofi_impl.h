@@ -95,6 +95,7 @@ typedef struct ofi_peer {
      * it): threads take turns from slot to post.  Never held by the CQ's reader. */
     pthread_mutex_t send_lock;
     pthread_mutex_t stage_lock;         /* our stage in its mailbox: one run at a time */
+    pthread_mutex_t ktab_lock;          /* ktab, refreshed in place (dyn_lock) */
     uint32_t amo_busy;                  /* bit s: slot s in use */
     uint64_t amo_seq;
     amo_slot_t amo[RMAIB_AMO_SLOTS];
@@ -337,6 +338,23 @@ static inline int data_target(rmaib_win_t *w, ofi_peer_t *p, uint64_t roff, size
 static inline int dyn_prepare(rmaib_win_t *w, ofi_peer_t *p)
 {
     return w->flavor == RMAIB_FLAVOR_DYNAMIC ? rmaib_ofi_ktab_refresh(p) : RMAIB_OK;
+}
+
+/* A dynamic window's cached key table of p is refreshed in place, so one thread at a
+ * time uses it, from the refresh to the last post; a wait meanwhile serves the CQ
+ * itself.  Returns what dyn_unlock needs. */
+static inline int dyn_lock(const rmaib_win_t *w, ofi_peer_t *p)
+{
+    int dyn = w->flavor == RMAIB_FLAVOR_DYNAMIC;
+    if (dyn)
+        pthread_mutex_lock(&p->ktab_lock);
+    return dyn;
+}
+
+static inline void dyn_unlock(ofi_peer_t *p, int dyn)
+{
+    if (dyn)
+        pthread_mutex_unlock(&p->ktab_lock);
 }
 
 #pragma GCC visibility pop

@@ -110,7 +110,7 @@ int rmaib_ofi_put(rmaib_win_t *w, int peer, uint64_t roff, const void *src, size
     return put_one(w, p, roff, src, len);
 }
 
-int rmaib_ofi_putv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n)
+static int putv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n)
 {
     ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
     uint64_t flags = write_flags(w);
@@ -170,6 +170,15 @@ int rmaib_ofi_putv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_
     return rc;
 }
 
+int rmaib_ofi_putv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t n)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    int dyn = dyn_lock(w, p);
+    int rc = putv(w, peer, segs, n);
+    dyn_unlock(p, dyn);
+    return rc;
+}
+
 /* Gets are blocking: the core uses what it fetched at once (the locked accumulate
  * path), so the data is there when get returns.  A get shows the writes posted
  * before it placed, as a flush's trailing read does: the flag is taken before the
@@ -200,7 +209,7 @@ int rmaib_ofi_get(rmaib_win_t *w, int peer, uint64_t roff, void *dst, size_t len
 /* Batches of pieces, each one fi_readmsg straight into the user's memory, up to 64
  * batches in flight before one wait.  With FI_MR_LOCAL, piece by piece through the
  * ring. */
-int rmaib_ofi_getv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n)
+static int getv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n)
 {
     ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
     const rmaib_seg_t *segs = user_segs;
@@ -254,6 +263,15 @@ int rmaib_ofi_getv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_
     if (rc != RMAIB_OK && unread)
         FLAG_SET(p->unread);
     free(cut);
+    return rc;
+}
+
+int rmaib_ofi_getv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t n)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    int dyn = dyn_lock(w, p);
+    int rc = getv(w, peer, segs, n);
+    dyn_unlock(p, dyn);
     return rc;
 }
 

@@ -190,6 +190,7 @@ static void win_release(rmaib_win_t *w, ofi_win_t *o)
         pthread_mutex_destroy(&o->peers[r].amo_lock);
         pthread_mutex_destroy(&o->peers[r].stage_lock);
         pthread_mutex_destroy(&o->peers[r].send_lock);
+        pthread_mutex_destroy(&o->peers[r].ktab_lock);
     }
     free(o);
 }
@@ -212,6 +213,7 @@ static ofi_win_t *win_alloc(rmaib_win_t *w)
         pthread_mutex_init(&o->peers[r].amo_lock, NULL);
         pthread_mutex_init(&o->peers[r].stage_lock, NULL);
         pthread_mutex_init(&o->peers[r].send_lock, NULL);
+        pthread_mutex_init(&o->peers[r].ktab_lock, NULL);
     }
     return o;
 }
