@@ -10,8 +10,8 @@
  * round) into its own slot there, adds 1 to its slot's counter (MPI_Accumulate),
  * flushes, reads the block back (MPI_Get) and unlocks.  Afterwards each target
  * checks every byte of every slot: the last round's block and a counter of R, and
- * slots of threads that never came untouched.  On an allocated and a created
- * window.  Env THREADS_T (default 4, at most 8) and THREADS_R (default 30).
+ * slots of threads that never came untouched.  On an allocated, a created and a
+ * dynamic window.  Env THREADS_T (default 4, at most 8) and THREADS_R (default 30).
  */
 #include <pthread.h>
 #include "tap.h"
@@ -19,12 +19,18 @@
 #include "errcheck.h"
 
 enum { TMAX = 8, BLOCK = 3000, SLOT = BLOCK + 8 };
+enum { WIN_DYNAMIC = WIN_CREATE + 1, NKINDS };
 
+static const char *const kind_name[NKINDS] = {
+    "MPI_Win_allocate", "MPI_Win_create", "MPI_Win_create_dynamic"
+};
 static int T, R;
+static MPI_Aint *dyn_base;              /* dynamic windows: each rank's attached memory */
 static pthread_mutex_t turn[TMAX];     /* per target (index t % TMAX): one epoch at a time */
 
 typedef struct job {
     MPI_Win win;
+    MPI_Aint disp0;                     /* where the target's memory starts */
     int id;
     int fails;
     char why[200];
@@ -55,7 +61,7 @@ static void *work(void *arg)
     int t = j->id % tap_size;
     unsigned char *out = malloc(BLOCK), *back = malloc(BLOCK);
     const int64_t one = 1;
-    MPI_Aint off = slot_off(tap_rank, j->id);
+    MPI_Aint off = j->disp0 + slot_off(tap_rank, j->id);
     for (int r = 0; r < R; r++) {
         for (int i = 0; i < BLOCK; i++)
             out[i] = tag(tap_rank, j->id, r, i);
@@ -84,15 +90,33 @@ static void *work(void *arg)
     return NULL;
 }
 
+/* win_open's windows, or a dynamic one with bytes attached (addresses in dyn_base). */
+static kind_win_t open_kind(int kind, MPI_Aint bytes)
+{
+    if (kind != WIN_DYNAMIC)
+        return win_open(kind, bytes, 1, SENT_BYTE);
+    kind_win_t w = { MPI_WIN_NULL, NULL, malloc((size_t) bytes), bytes };
+    MPI_Aint mine;
+    w.base = w.mem;
+    memset(w.mem, SENT_BYTE, (size_t) bytes);
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w.win);
+    MPI_Win_set_errhandler(w.win, MPI_ERRORS_RETURN);
+    EXPECT_OK(MPI_Win_attach(w.win, w.mem, bytes), "MPI_Win_attach");
+    MPI_Get_address(w.mem, &mine);
+    MPI_Allgather(&mine, 1, MPI_AINT, dyn_base, 1, MPI_AINT, MPI_COMM_WORLD);
+    return w;
+}
+
 static void run(int kind)
 {
     MPI_Aint bytes = (MPI_Aint) tap_size * TMAX * SLOT;
-    kind_win_t w = win_open(kind, bytes, 1, SENT_BYTE);
+    kind_win_t w = open_kind(kind, bytes);
     job_t job[TMAX];
     pthread_t th[TMAX];
 
     for (int i = 0; i < T; i++) {
-        job[i] = (job_t) { w.win, i, 0, "" };
+        MPI_Aint disp0 = kind == WIN_DYNAMIC ? dyn_base[i % tap_size] : 0;
+        job[i] = (job_t) { w.win, disp0, i, 0, "" };
         if (pthread_create(&th[i], NULL, work, &job[i]) != 0)
             tap_fail("pthread_create failed");
     }
@@ -125,8 +149,10 @@ static void run(int kind)
         }
     }
     self_end(w.win);
+    if (kind == WIN_DYNAMIC)
+        MPI_Win_detach(w.win, w.mem);
     win_close(&w);
-    tap_ok("%s: %d ranks x %d threads, each locking its own target %d times", win_kind_name[kind],
+    tap_ok("%s: %d ranks x %d threads, each locking its own target %d times", kind_name[kind],
            tap_size, T, R);
 }
 
@@ -140,11 +166,13 @@ int main(int argc, char **argv)
     for (int i = 0; i < TMAX; i++)
         pthread_mutex_init(&turn[i], NULL);
     if (provided < MPI_THREAD_MULTIPLE) {
-        for (int kind = 0; kind < 2; kind++)
-            tap_skip(win_kind_name[kind], "MPI_THREAD_MULTIPLE not granted");
+        for (int kind = 0; kind < NKINDS; kind++)
+            tap_skip(kind_name[kind], "MPI_THREAD_MULTIPLE not granted");
         return tap_done();
     }
-    for (int kind = 0; kind < 2; kind++)
+    dyn_base = malloc((size_t) tap_size * sizeof *dyn_base);
+    for (int kind = 0; kind < NKINDS; kind++)
         run(kind);
+    free(dyn_base);
     return tap_done();
 }
