@@ -10,8 +10,8 @@
  *    MPI_Win_flush_all every 8 rounds.
  * Afterwards every target's elements are P*T*K, and the P*T*K values fetched from
  * each target are 0 .. P*T*K-1, each once: a duplicate or a gap is a lost update.
- * On an allocated and a created window.  Env THREADS_T (default 4, at most 8) and
- * THREADS_K (default 40).
+ * On an allocated, a created and a dynamic window.  Env THREADS_T (default 4, at
+ * most 8) and THREADS_K (default 40).
  */
 #include <pthread.h>
 #include "tap.h"
@@ -19,8 +19,14 @@
 #include "errcheck.h"
 
 enum { TMAX = 8 };
+enum { WIN_DYNAMIC = WIN_CREATE + 1, NKINDS };
 
+static const char *const kind_name[NKINDS] = {
+    "MPI_Win_allocate", "MPI_Win_create", "MPI_Win_create_dynamic"
+};
 static int T, K;
+/* Where element e of target t is: base[t] + e * unit (dynamic windows: addresses). */
+static MPI_Aint *base, unit;
 
 typedef struct job {
     MPI_Win win;
@@ -45,18 +51,18 @@ static void *hammer(void *arg)
             int t = (s + j->id) % tap_size;
             int64_t old = -1;
             if (j->id % 2 == 0) {
-                JOB_OK(j, MPI_Fetch_and_op(&one, &old, MPI_INT64_T, t, 0, MPI_SUM, j->win));
+                JOB_OK(j, MPI_Fetch_and_op(&one, &old, MPI_INT64_T, t, base[t], MPI_SUM, j->win));
                 JOB_OK(j, MPI_Win_flush(t, j->win));
             } else {
                 MPI_Request req = MPI_REQUEST_NULL;
-                JOB_OK(j, MPI_Rget_accumulate(&one, 1, MPI_INT64_T, &old, 1, MPI_INT64_T, t, 0,
-                                              1, MPI_INT64_T, MPI_SUM, j->win, &req));
+                JOB_OK(j, MPI_Rget_accumulate(&one, 1, MPI_INT64_T, &old, 1, MPI_INT64_T, t,
+                                              base[t], 1, MPI_INT64_T, MPI_SUM, j->win, &req));
                 JOB_OK(j, MPI_Wait(&req, MPI_STATUS_IGNORE));
                 JOB_OK(j, MPI_Win_flush_local(t, j->win));
             }
             j->seen[(size_t) t * (size_t) K + (size_t) k] = old;
-            JOB_OK(j, MPI_Accumulate(&one, 1, MPI_INT64_T, t, 1, 1, MPI_INT64_T, MPI_SUM,
-                                     j->win));
+            JOB_OK(j, MPI_Accumulate(&one, 1, MPI_INT64_T, t, base[t] + unit, 1, MPI_INT64_T,
+                                     MPI_SUM, j->win));
         }
         if (k % 8 == 7)
             JOB_OK(j, MPI_Win_flush_all(j->win));
@@ -80,9 +86,29 @@ static void check_fetched(const int64_t *all, int64_t n, int t)
     free(hit);
 }
 
+/* win_open's windows, or a dynamic one with bytes attached, zeroed. */
+static kind_win_t open_kind(int kind, MPI_Aint bytes)
+{
+    for (int t = 0; t < tap_size; t++)
+        base[t] = 0;
+    unit = 1;
+    if (kind != WIN_DYNAMIC)
+        return win_open(kind, bytes, sizeof(int64_t), 0);
+    kind_win_t w = { MPI_WIN_NULL, NULL, calloc(1, (size_t) bytes), bytes };
+    MPI_Aint mine;
+    w.base = w.mem;
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w.win);
+    MPI_Win_set_errhandler(w.win, MPI_ERRORS_RETURN);
+    EXPECT_OK(MPI_Win_attach(w.win, w.mem, bytes), "MPI_Win_attach");
+    MPI_Get_address(w.mem, &mine);
+    MPI_Allgather(&mine, 1, MPI_AINT, base, 1, MPI_AINT, MPI_COMM_WORLD);
+    unit = sizeof(int64_t);
+    return w;
+}
+
 static void run(int kind)
 {
-    kind_win_t w = win_open(kind, 2 * sizeof(int64_t), sizeof(int64_t), 0);
+    kind_win_t w = open_kind(kind, 2 * sizeof(int64_t));
     job_t job[TMAX];
     pthread_t th[TMAX];
     size_t per = (size_t) tap_size * (size_t) K;
@@ -123,9 +149,11 @@ static void run(int kind)
     free(row);
     for (int i = 0; i < T; i++)
         free(job[i].seen);
+    if (kind == WIN_DYNAMIC)
+        MPI_Win_detach(w.win, w.mem);
     win_close(&w);
     tap_ok("%s: %d ranks x %d threads x %d fetching and %d plain adds to every target in "
-           "one lock_all", win_kind_name[kind], tap_size, T, K, K);
+           "one lock_all", kind_name[kind], tap_size, T, K, K);
 }
 
 int main(int argc, char **argv)
@@ -136,11 +164,13 @@ int main(int argc, char **argv)
     T = T > TMAX ? TMAX : T;
     K = tap_env_int("THREADS_K", 40);
     if (provided < MPI_THREAD_MULTIPLE) {
-        for (int kind = 0; kind < 2; kind++)
-            tap_skip(win_kind_name[kind], "MPI_THREAD_MULTIPLE not granted");
+        for (int kind = 0; kind < NKINDS; kind++)
+            tap_skip(kind_name[kind], "MPI_THREAD_MULTIPLE not granted");
         return tap_done();
     }
-    for (int kind = 0; kind < 2; kind++)
+    base = malloc((size_t) tap_size * sizeof *base);
+    for (int kind = 0; kind < NKINDS; kind++)
         run(kind);
+    free(base);
     return tap_done();
 }
