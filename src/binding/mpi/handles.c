@@ -38,10 +38,10 @@ static size_t hash(uintptr_t k)
 
 rmaib_mpi_win_t *rmaib_mpi_win_find(MPI_Win w)
 {
-    uintptr_t k = key_of(w);
     rmaib_mpi_win_t *last = __atomic_load_n(&last_val, __ATOMIC_RELAXED);
-    if (last && key_of(last->shadow) == k)
+    if (last && memcmp(&last->shadow, &w, sizeof w) == 0)
         return last;
+    uintptr_t k = key_of(w);
     if (!cap)
         return NULL;
     for (size_t i = hash(k) & (cap - 1);; i = (i + 1) & (cap - 1)) {
@@ -95,7 +95,7 @@ void rmaib_mpi_win_remove(MPI_Win w)
 {
     uintptr_t k = key_of(w);
     rmaib_mpi_win_t *last = __atomic_load_n(&last_val, __ATOMIC_RELAXED);
-    if (last && key_of(last->shadow) == k)
+    if (last && memcmp(&last->shadow, &w, sizeof w) == 0)
         __atomic_store_n(&last_val, NULL, __ATOMIC_RELAXED);
     if (!cap)
         return;
