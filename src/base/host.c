@@ -38,12 +38,18 @@ static void alone_say(const char *line)
     fflush(stderr);
 }
 
+static int alone_thread_multiple(void)
+{
+    return 0;
+}
+
 static const struct rmaib_host_ops alone = {
     .allgather = alone_allgather,
     .barrier = alone_barrier,
     .world_rank = alone_world_rank,
     .progress = alone_progress,
     .say = alone_say,
+    .thread_multiple = alone_thread_multiple,
 };
 
 const struct rmaib_host_ops *rmaib_host = &alone;

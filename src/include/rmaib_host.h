@@ -21,6 +21,8 @@ struct rmaib_host_ops {
     void (*progress)(void);
     /* Write one diagnostic line (no newline) where the host writes its own. */
     void (*say)(const char *line);
+    /* Nonzero if threads may call into one window at once (MPI_THREAD_MULTIPLE). */
+    int (*thread_multiple)(void);
 };
 
 /* Every entry must be set.  The table must outlive rmaib's use of it. */
@@ -47,6 +49,11 @@ static inline int rmaib_host_world_rank(void)
 static inline void rmaib_host_progress(void)
 {
     rmaib_host->progress();
+}
+
+static inline int rmaib_host_thread_multiple(void)
+{
+    return rmaib_host->thread_multiple();
 }
 
 /* A diagnostic line, prefixed with the world rank. */

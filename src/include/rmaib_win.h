@@ -5,6 +5,7 @@
 #ifndef RMAIB_WIN_H_INCLUDED
 #define RMAIB_WIN_H_INCLUDED
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdatomic.h>
@@ -132,8 +133,10 @@ enum { RMAIB_EXPOSURE_NONE = 0, RMAIB_EXPOSURE_FENCE, RMAIB_EXPOSURE_POST };
 /* A rank's place in the current start group: not in it, in it but its post not yet
  * consumed, or post consumed (or MPI_MODE_NOCHECK). */
 enum { RMAIB_START_OUT = 0, RMAIB_START_WAITING, RMAIB_START_READY };
-/* peer.lock_type carries this bit when the lock was taken with MPI_MODE_NOCHECK. */
+/* peer.lock_type carries this bit when the lock was taken with MPI_MODE_NOCHECK, and
+ * (mt) RMAIB_LOCK_PENDING while a thread acquires it. */
 #define RMAIB_LOCK_NOCHECK_BIT 0x80
+#define RMAIB_LOCK_PENDING 0x40
 
 /* What this process has sent to one rank and consumed from it, in the units of the
  * sequence words (see rmaib_ctrl_seq_off). */
@@ -167,10 +170,15 @@ struct rmaib_win {
     void *shm;                  /* shm backend's window state */
     void *ofi;                  /* ofi backend's window state */
 
-    /* epochs */
+    /* epochs.  access is read with rmaib_access wherever another thread may change
+     * it: with MPI_THREAD_MULTIPLE (mt), lock and unlock of different targets run at
+     * once, and they change access, nlocks and peer.lock_type under epoch_lock. */
     int access, exposure;
+    int mt;
+    pthread_mutex_t epoch_lock;
     int nlocks;                 /* locks held on single targets */
-    int excl_count;             /* exclusive locks held: counted once on the master */
+    int excl_count;             /* exclusive locks held: counted once on the master
+                                 * (not with mt: each exclusive lock counts there) */
     int lock_all_nocheck;       /* lock_all was taken with MPI_MODE_NOCHECK */
     int fence_nosucceed;        /* last fence said NOSUCCEED */
     uint64_t fence_epoch;
@@ -186,6 +194,25 @@ struct rmaib_win {
 
     char describe[32];
 };
+
+/* Relaxed: plain moves, which a single thread pays nothing for; only the lock calls
+ * of mt windows change access while other threads issue (under epoch_lock). */
+static inline int rmaib_access(const rmaib_win_t *w)
+{
+    return __atomic_load_n(&w->access, __ATOMIC_RELAXED);
+}
+
+static inline void rmaib_set_access(rmaib_win_t *w, int access)
+{
+    __atomic_store_n(&w->access, access, __ATOMIC_RELAXED);
+}
+
+/* A statistics counter that threads may bump at once: a lost count is harmless, a
+ * locked add on every control-word atomic is not. */
+static inline void rmaib_stat_add(uint64_t *c, uint64_t n)
+{
+    __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
 
 static inline uint64_t rmaib_load(const uint64_t *p)
 {

@@ -3,6 +3,11 @@
  * (test-and-set, or the MCS queue for exclusive locks on rmaib_lock=mcs windows).
  * The lock is held when rmaib_lock returns, so it is held before any operation of
  * the epoch takes effect.
+ *
+ * With MPI_THREAD_MULTIPLE (w->mt) threads may lock and unlock different targets at
+ * once: the epoch bookkeeping changes under epoch_lock, and the lock words are taken
+ * and released outside it, since a thread waiting for a target a peer holds must not
+ * stop another of ours from unlocking a target that peer may be waiting for.
  */
 #include "rma/rma_impl.h"
 
@@ -39,6 +44,83 @@ static int lock_exclusive_first(rmaib_win_t *w, int target)
     return rc;
 }
 
+/* mt: every exclusive lock announces itself on the master (lock_exclusive_first
+ * does both steps), so no thread waits for another's announcement there. */
+static int acquire_mt(rmaib_win_t *w, int lock_type, int target)
+{
+    if (lock_type == RMAIB_LOCK_SHARED)
+        return rmaib_tas_acquire_shared(w, target);
+    if (w->lock_alg == RMAIB_LOCKALG_TAS)
+        return lock_exclusive_first(w, target);
+    int rc = rmaib_global_excl_enter(w);
+    if (rc == RMAIB_OK && (rc = rmaib_mcs_acquire(w, target)) != RMAIB_OK)
+        rmaib_global_excl_leave(w);
+    return rc;
+}
+
+/* The target is ours (RMAIB_LOCK_PENDING) from the check on, so a second thread
+ * locking it gets MPI_ERR_RMA_SYNC, as MPI calls that erroneous, not a deadlock. */
+static int lock_mt(rmaib_win_t *w, int lock_type, int target, int assert)
+{
+    pthread_mutex_lock(&w->epoch_lock);
+    int access = w->access, rc = RMAIB_OK;
+    if ((access != RMAIB_ACCESS_NONE && access != RMAIB_ACCESS_FENCE_ISSUED
+         && access != RMAIB_ACCESS_LOCK) || w->peers[target].lock_type) {
+        rc = RMAIB_ERR_RMA_SYNC;
+    } else {
+        w->peers[target].lock_type = RMAIB_LOCK_PENDING;
+        w->nlocks++;
+        rmaib_set_access(w, RMAIB_ACCESS_LOCK);
+    }
+    pthread_mutex_unlock(&w->epoch_lock);
+    if (rc != RMAIB_OK)
+        return rc;
+    if (!(assert & RMAIB_MODE_NOCHECK))
+        rc = acquire_mt(w, lock_type, target);
+    pthread_mutex_lock(&w->epoch_lock);
+    if (rc == RMAIB_OK) {
+        w->peers[target].lock_type = (uint8_t) (lock_type
+                                                | (assert & RMAIB_MODE_NOCHECK ? RMAIB_LOCK_NOCHECK_BIT : 0));
+        w->stat_lock_acquires++;
+    } else {
+        w->peers[target].lock_type = RMAIB_LOCK_NONE;
+        if (--w->nlocks == 0)
+            rmaib_set_access(w, RMAIB_ACCESS_NONE);
+    }
+    pthread_mutex_unlock(&w->epoch_lock);
+    return rc;
+}
+
+static int unlock_mt(rmaib_win_t *w, int target)
+{
+    pthread_mutex_lock(&w->epoch_lock);
+    int held = w->peers[target].lock_type;
+    int ok = w->access == RMAIB_ACCESS_LOCK && held && !(held & RMAIB_LOCK_PENDING);
+    if (ok)
+        w->peers[target].lock_type = (uint8_t) (held | RMAIB_LOCK_PENDING);
+    pthread_mutex_unlock(&w->epoch_lock);
+    if (!ok)
+        return RMAIB_ERR_RMA_SYNC;
+    int type = held & ~RMAIB_LOCK_NOCHECK_BIT;
+    int rc = rmaib_flush_target(w, target), rc2 = RMAIB_OK;
+    if (!(held & RMAIB_LOCK_NOCHECK_BIT)) {     /* even if the flush failed (rmaib_unlock) */
+        if (type == RMAIB_LOCK_SHARED) {
+            rc2 = rmaib_tas_release(w, target, type);
+        } else {
+            rc2 = w->lock_alg == RMAIB_LOCKALG_MCS ? rmaib_mcs_release(w, target)
+                : rmaib_tas_release(w, target, type);
+            if (rc2 == RMAIB_OK)
+                rc2 = rmaib_global_excl_leave(w);
+        }
+    }
+    pthread_mutex_lock(&w->epoch_lock);
+    w->peers[target].lock_type = RMAIB_LOCK_NONE;
+    if (--w->nlocks == 0)
+        rmaib_set_access(w, RMAIB_ACCESS_NONE);
+    pthread_mutex_unlock(&w->epoch_lock);
+    return rmaib_first_error(rc, rc2);
+}
+
 int rmaib_lock(rmaib_win_t *w, int lock_type, int target, int assert)
 {
     int rc = RMAIB_OK;
@@ -48,6 +130,8 @@ int rmaib_lock(rmaib_win_t *w, int lock_type, int target, int assert)
         return RMAIB_ERR_RANK;
     if (assert & ~RMAIB_MODE_NOCHECK)
         return RMAIB_ERR_ASSERT;
+    if (w->mt)
+        return lock_mt(w, lock_type, target, assert);
     if (w->access != RMAIB_ACCESS_NONE && w->access != RMAIB_ACCESS_FENCE_ISSUED
         && w->access != RMAIB_ACCESS_LOCK)
         return RMAIB_ERR_RMA_SYNC;
@@ -93,6 +177,8 @@ int rmaib_unlock(rmaib_win_t *w, int target)
 {
     if (target < 0 || target >= w->nranks)
         return RMAIB_ERR_RANK;
+    if (w->mt)
+        return unlock_mt(w, target);
     int held = w->peers[target].lock_type;
     if (w->access != RMAIB_ACCESS_LOCK || !held)
         return RMAIB_ERR_RMA_SYNC;

@@ -56,7 +56,8 @@ int rmaib_lock_all(rmaib_win_t *w, int assert)
 {
     if (assert & ~RMAIB_MODE_NOCHECK)
         return RMAIB_ERR_ASSERT;
-    if (w->access != RMAIB_ACCESS_NONE && w->access != RMAIB_ACCESS_FENCE_ISSUED)
+    int access = rmaib_access(w);
+    if (access != RMAIB_ACCESS_NONE && access != RMAIB_ACCESS_FENCE_ISSUED)
         return RMAIB_ERR_RMA_SYNC;
     if (!(assert & RMAIB_MODE_NOCHECK)) {
         int rc = global_acquire(w, RMAIB_GLOBAL_ALL_ONE, RMAIB_GLOBAL_EXCL_MASK);
@@ -64,13 +65,13 @@ int rmaib_lock_all(rmaib_win_t *w, int assert)
             return rc;
     }
     w->lock_all_nocheck = (assert & RMAIB_MODE_NOCHECK) != 0;
-    w->access = RMAIB_ACCESS_LOCK_ALL;
+    rmaib_set_access(w, RMAIB_ACCESS_LOCK_ALL);
     return RMAIB_OK;
 }
 
 int rmaib_unlock_all(rmaib_win_t *w)
 {
-    if (w->access != RMAIB_ACCESS_LOCK_ALL)
+    if (rmaib_access(w) != RMAIB_ACCESS_LOCK_ALL)
         return RMAIB_ERR_RMA_SYNC;
     int rc = rmaib_flush_issued(w);
     /* Leave even if the flush failed, as rmaib_unlock does. */
@@ -78,6 +79,6 @@ int rmaib_unlock_all(rmaib_win_t *w)
         rc = rmaib_first_error(rc, rmaib_ctrl_op(w, MASTER, GLOBAL, RMAIB_AOP_FADD,
                                                  -RMAIB_GLOBAL_ALL_ONE, 0, NULL));
     }
-    w->access = RMAIB_ACCESS_NONE;
+    rmaib_set_access(w, RMAIB_ACCESS_NONE);
     return rc;
 }

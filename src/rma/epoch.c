@@ -7,7 +7,7 @@
 /* Slow half of the epoch check: everything but a held lock or lock_all. */
 int rmaib_epoch_check_target(rmaib_win_t *w, int target, int flags)
 {
-    switch (w->access) {
+    switch (rmaib_access(w)) {
     case RMAIB_ACCESS_LOCK_ALL:
         return RMAIB_OK;
     case RMAIB_ACCESS_LOCK:
@@ -16,7 +16,7 @@ int rmaib_epoch_check_target(rmaib_win_t *w, int target, int flags)
     case RMAIB_ACCESS_FENCE:
         if (flags & RMAIB_OP_REQUEST)
             return RMAIB_ERR_RMA_SYNC;
-        w->access = RMAIB_ACCESS_FENCE;
+        rmaib_set_access(w, RMAIB_ACCESS_FENCE);   /* perhaps by several threads at once */
         return RMAIB_OK;
     case RMAIB_ACCESS_START:
         if (flags & RMAIB_OP_REQUEST)
@@ -35,15 +35,17 @@ static int passive_target_ok(rmaib_win_t *w, int target)
 {
     if (target < 0 || target >= w->nranks)
         return RMAIB_ERR_RANK;
-    if (w->access == RMAIB_ACCESS_LOCK_ALL
-        || (w->access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type))
+    int access = rmaib_access(w);
+    if (access == RMAIB_ACCESS_LOCK_ALL
+        || (access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type))
         return RMAIB_OK;
     return RMAIB_ERR_RMA_SYNC;
 }
 
 static int passive_any_ok(rmaib_win_t *w)
 {
-    return w->access == RMAIB_ACCESS_LOCK_ALL || w->access == RMAIB_ACCESS_LOCK
+    int access = rmaib_access(w);
+    return access == RMAIB_ACCESS_LOCK_ALL || access == RMAIB_ACCESS_LOCK
         ? RMAIB_OK : RMAIB_ERR_RMA_SYNC;
 }
 

@@ -12,7 +12,7 @@
 static inline int rmaib_ctrl_op(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
                                 uint64_t operand, uint64_t compare, uint64_t *result)
 {
-    w->stat_remote_ops += peer != w->rank;
+    rmaib_stat_add(&w->stat_remote_ops, peer != w->rank);
     char *mapped = w->peers[peer].ctrl_mapped;
     if (mapped) {
         uint64_t old = rmaib_cpu_ctrl_atomic(mapped + off, op, operand, compare);
@@ -43,7 +43,8 @@ static inline int rmaib_ctrl_op2(rmaib_win_t *w, const rmaib_ctrl_req_t req[2])
 {
     if (w->atp->ctrl_atomic2 && !w->peers[req[0].peer].ctrl_mapped
         && !w->peers[req[1].peer].ctrl_mapped) {
-        w->stat_remote_ops += (req[0].peer != w->rank) + (req[1].peer != w->rank);
+        rmaib_stat_add(&w->stat_remote_ops, (uint64_t) (req[0].peer != w->rank)
+                       + (uint64_t) (req[1].peer != w->rank));
         return w->atp->ctrl_atomic2(w, req);
     }
     int rc = RMAIB_OK;
@@ -67,8 +68,9 @@ int rmaib_dynamic_range_ok(rmaib_win_t *w, int target, uint64_t lo, uint64_t hi)
 /* The hot half of the epoch check: a passive epoch covering target. */
 static inline int rmaib_epoch_ok(rmaib_win_t *w, int target, int flags)
 {
-    if (w->access == RMAIB_ACCESS_LOCK_ALL
-        || (w->access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type))
+    int access = rmaib_access(w);
+    if (access == RMAIB_ACCESS_LOCK_ALL
+        || (access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type))
         return RMAIB_OK;
     return rmaib_epoch_check_target(w, target, flags);
 }

@@ -72,6 +72,7 @@ static void win_delete(rmaib_win_t *w)
     free(w->pscw);
     free(w->start_ranks);
     free(w->post_ranks);
+    pthread_mutex_destroy(&w->epoch_lock);
     free(w);
 }
 
@@ -94,6 +95,10 @@ static rmaib_win_t *win_new(const rmaib_win_args_t *a)
     w->lock_alg = a->lock_alg;
     w->noncontig = a->noncontig;
     w->cma_peers = a->cma_peers;
+    /* Decided once: a program that cannot have two threads in one window pays for no
+     * lock in its lock calls (rmaib_lock). */
+    w->mt = rmaib_host_thread_multiple();
+    pthread_mutex_init(&w->epoch_lock, NULL);
     w->peers = calloc((size_t) p, sizeof *w->peers);
     w->start_state = calloc((size_t) p, 1);
     w->pscw = calloc((size_t) p, sizeof *w->pscw);

@@ -79,6 +79,15 @@ rma_tests += test/rma/ofi_refused_atomic
 rma_tests += test/rma/host_coll_subset
 # --- end of block D ---
 
+# --- block T: MPI_THREAD_MULTIPLE on one window ---
+rma_tests += test/rma/threads_fop_lock_all
+rma_tests += test/rma/threads_lock_per_target
+test_rma_threads_fop_lock_all_CFLAGS = $(AM_CFLAGS) -pthread
+test_rma_threads_fop_lock_all_LDFLAGS = $(AM_LDFLAGS) -pthread
+test_rma_threads_lock_per_target_CFLAGS = $(AM_CFLAGS) -pthread
+test_rma_threads_lock_per_target_LDFLAGS = $(AM_LDFLAGS) -pthread
+# --- end of block T ---
+
 # --- block N: notified RMA (MPIX_, mpix_rmaib.h) ---
 rma_tests += test/rma/notify_put_counts
 rma_tests += test/rma/notify_get

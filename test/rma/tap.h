@@ -38,9 +38,13 @@ static void tap_alarm(int sig)
     _exit(124);
 }
 
-static inline void tap_init(int *argc, char ***argv)
+/* tap_init with MPI_Init_thread: *provided gets the level MPI granted. */
+static inline void tap_init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    MPI_Init(argc, argv);
+    if (required == MPI_THREAD_SINGLE)
+        MPI_Init(argc, argv);
+    else
+        MPI_Init_thread(argc, argv, required, provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &tap_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &tap_size);
     int secs = 100;
@@ -49,6 +53,11 @@ static inline void tap_init(int *argc, char ***argv)
         secs = atoi(e) - 10;
     signal(SIGALRM, tap_alarm);
     alarm((unsigned) secs);
+}
+
+static inline void tap_init(int *argc, char ***argv)
+{
+    tap_init_thread(argc, argv, MPI_THREAD_SINGLE, NULL);
 }
 
 /* Record a local failure with a reason (kept: the first one since the last tap_ok). */

@@ -1,7 +1,9 @@
 /*
  * MPI_Win handle -> rmaib window: an open-addressing hash table keyed by the handle's
  * bits (an int in MPICH, a pointer in Open MPI), with the last hit remembered,
- * because an RMA-heavy loop uses one window over and over.
+ * because an RMA-heavy loop uses one window over and over.  The hit is one pointer,
+ * read and written whole, so threads using different windows never pair one
+ * window's key with another's record.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,7 +19,6 @@ typedef struct slot {
 
 static slot_t *table;
 static size_t cap, used;     /* used counts live and deleted slots */
-static uintptr_t last_key;
 static rmaib_mpi_win_t *last_val;
 
 static uintptr_t key_of(MPI_Win w)
@@ -37,18 +38,18 @@ static size_t hash(uintptr_t k)
 
 rmaib_mpi_win_t *rmaib_mpi_win_find(MPI_Win w)
 {
+    rmaib_mpi_win_t *last = __atomic_load_n(&last_val, __ATOMIC_RELAXED);
+    if (last && memcmp(&last->shadow, &w, sizeof w) == 0)
+        return last;
     uintptr_t k = key_of(w);
-    if (k == last_key && last_val)
-        return last_val;
     if (!cap)
         return NULL;
     for (size_t i = hash(k) & (cap - 1);; i = (i + 1) & (cap - 1)) {
         if (table[i].key == 0)
             return NULL;
         if (table[i].key == k) {
-            last_key = k;
-            last_val = table[i].val;
-            return last_val;
+            __atomic_store_n(&last_val, table[i].val, __ATOMIC_RELAXED);
+            return table[i].val;
         }
     }
 }
@@ -93,10 +94,9 @@ int rmaib_mpi_win_insert(rmaib_mpi_win_t *bw)
 void rmaib_mpi_win_remove(MPI_Win w)
 {
     uintptr_t k = key_of(w);
-    if (k == last_key) {
-        last_key = 0;
-        last_val = NULL;
-    }
+    rmaib_mpi_win_t *last = __atomic_load_n(&last_val, __ATOMIC_RELAXED);
+    if (last && memcmp(&last->shadow, &w, sizeof w) == 0)
+        __atomic_store_n(&last_val, NULL, __ATOMIC_RELAXED);
     if (!cap)
         return;
     for (size_t i = hash(k) & (cap - 1); table[i].key; i = (i + 1) & (cap - 1))

@@ -67,12 +67,21 @@ static void say_stderr(const char *line)
     fflush(stderr);
 }
 
+/* Asked at each window's creation, once MPI is surely initialised. */
+static int pmpi_thread_multiple(void)
+{
+    int level = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&level);
+    return level == MPI_THREAD_MULTIPLE;
+}
+
 static const struct rmaib_host_ops pmpi_host = {
     .allgather = pmpi_allgather,
     .barrier = pmpi_barrier,
     .world_rank = pmpi_world_rank,
     .progress = pmpi_progress,
     .say = say_stderr,
+    .thread_multiple = pmpi_thread_multiple,
 };
 
 /* The MPI this library was built for, as MPI_Get_library_version begins, and

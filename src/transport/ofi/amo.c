@@ -300,28 +300,35 @@ int rmaib_ofi_amo_issue(ofi_win_t *o, int peer, uint64_t off, uint32_t op, uint6
 {
     ofi_peer_t *p = &o->peers[peer];
     int slot = -1;
+    uint64_t seq = 0;
     RMAIB_BACKOFF(bo);
+    /* Held while waiting for a slot: the waits serve the CQ, which frees slots. */
+    pthread_mutex_lock(&p->send_lock);
     for (;;) {
         pthread_mutex_lock(&p->amo_lock);
         slot = rmaib_amo_pick_slot(p->amo_busy, wt != NULL);
         if (slot >= 0) {
             p->amo_busy |= 1u << slot;
-            p->amo[slot] = (amo_slot_t) { wt, result, ++p->amo_seq };
+            seq = ++p->amo_seq;
+            p->amo[slot] = (amo_slot_t) { wt, result, seq };
         }
         pthread_mutex_unlock(&p->amo_lock);
         if (slot >= 0)
             break;
-        if (!wt)
+        if (!wt) {
+            pthread_mutex_unlock(&p->send_lock);
             return AMO_FULL;
+        }
         rmaib_backoff(&bo);
     }
-    rmaib_amo_req_t q = { off, operand, compare, op, (uint32_t) p->amo[slot].seq };
+    rmaib_amo_req_t q = { off, operand, compare, op, (uint32_t) seq };
     uint64_t raddr = p->box_raddr
         + ((uint64_t) o->rank * RMAIB_AMO_SLOTS + (uint64_t) slot) * sizeof q;
     uint64_t data = amo_data(wt ? AMO_REQUEST : AMO_ONE_WAY, p->box_wid, o->rank, slot);
     ssize_t r = wt ? amo_await(o, peer, slot, q.tag) : RMAIB_OK;
     if (r == RMAIB_OK)
         RETRY(r, fi_inject_writedata(ofi.ep, &q, sizeof q, data, p->addr, raddr, p->box_key));
+    pthread_mutex_unlock(&p->send_lock);
     if (r != 0) {
         if (wt)
             amo_unawait(o, peer, slot);
@@ -384,6 +391,9 @@ int rmaib_ofi_amo_runs(rmaib_win_t *w, ofi_win_t *o, int peer, uint64_t roff, rm
     size_t es = rmaib_basic_size(b), per = o->stage_bytes / es;
     uint64_t stage = p->box_raddr + rmaib_ofi_amo_stage_off(o, o->rank);
     int rc = RMAIB_OK;
+    /* Held while the run's requests are answered: the waits serve the CQ themselves,
+     * and a second thread's run would overwrite the operands in the stage. */
+    pthread_mutex_lock(&p->stage_lock);
     for (size_t done = 0; done < n && rc == RMAIB_OK; done += per) {
         size_t k = n - done < per ? n - done : per;
         if (operand) {
@@ -397,5 +407,6 @@ int rmaib_ofi_amo_runs(rmaib_win_t *w, ofi_win_t *o, int peer, uint64_t roff, rm
         if (rc == RMAIB_OK && fetch)
             rc = rmaib_ofi_read_blocking(p, fetch + done * es, k * es, stage, p->box_key);
     }
+    pthread_mutex_unlock(&p->stage_lock);
     return rc;
 }

@@ -48,7 +48,7 @@ static int atomic_start(ofi_atomic_op_t *a, ofi_waiter_t *wt, ofi_peer_t *p, int
         return rmaib_ofi_post_failed("atomic", r);
     }
     if (kind == AT_PLAIN && !ofi.delivery_complete)
-        p->unread = 1;
+        FLAG_SET(p->unread);
     *a = (ofi_atomic_op_t) { b, kind, bytes };
     return RMAIB_OK;
 }
@@ -141,21 +141,21 @@ static int atomic_post(ofi_peer_t *p, int ctrl, uint64_t raddr, uint64_t key,
 {
     ofi_peer_t *credit = (ofi_peer_t *) ((uintptr_t) p | (uintptr_t) (ctrl != 0));
     pool_blk_t *blk = rmaib_ofi_pool_alloc(bytes, credit);
+    _Atomic uint64_t *issued = ctrl ? &p->ctrl_issued : &p->issued;
     ssize_t r;
     memcpy(blk_data(blk), operand, bytes);
+    CNT_ADD(*issued, 1);
     POST(r, fi_atomic(ofi.ep, blk_data(blk), count, ofi.pool_desc, p->addr, raddr, key, dt, op,
                       blk));
     if (r != 0) {
+        CNT_ADD(*issued, -1);
         pool_release(blk);
         return rmaib_ofi_post_failed("atomic", r);
     }
-    if (ctrl) {
-        p->ctrl_issued++;
-    } else {
-        p->issued++;
-        p->unordered = 1;   /* rxm applies an atomic after writes that follow it */
-    }
-    p->unread |= !ofi.delivery_complete;
+    if (!ctrl)
+        FLAG_SET(p->unordered);     /* rxm applies an atomic after writes that follow it */
+    if (!ofi.delivery_complete)
+        FLAG_SET(p->unread);
     return RMAIB_OK;
 }
 
@@ -207,7 +207,7 @@ int rmaib_ofi_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_t value)
 {
     ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
     ssize_t r;
-    if (p->unordered) {
+    if (FLAG_GET(p->unordered)) {
         int rc = rmaib_ofi_flush_peer(w, p);
         if (rc != RMAIB_OK)
             return rc;
@@ -218,18 +218,19 @@ int rmaib_ofi_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_t value)
                                  p->ctrl_key));
         if (r != 0)
             return rmaib_ofi_post_failed("store", r);
-        p->stored = 1;
+        FLAG_SET(p->stored);
         return RMAIB_OK;
     }
     pool_blk_t *b = rmaib_ofi_pool_alloc(sizeof value, (ofi_peer_t *) ((uintptr_t) p | 1));
     memcpy(blk_data(b), &value, sizeof value);
+    CNT_ADD(p->ctrl_issued, 1);
     POST(r, fi_write(ofi.ep, blk_data(b), sizeof value, ofi.pool_desc, p->addr,
                      p->ctrl_raddr + off, p->ctrl_key, b));
     if (r != 0) {
+        CNT_ADD(p->ctrl_issued, -1);
         pool_release(b);
         return rmaib_ofi_post_failed("store", r);
     }
-    p->ctrl_issued++;
     return RMAIB_OK;
 }
 
@@ -256,7 +257,7 @@ int rmaib_ofi_acc_native(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t 
     return va % rmaib_basic_size(b) == 0;
 }
 
-int rmaib_ofi_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
+static int data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
                           rmaib_op_t op, const void *operand, void *fetch, size_t n)
 {
     ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
@@ -311,7 +312,17 @@ int rmaib_ofi_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t
     return rc;
 }
 
-int rmaib_ofi_data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
+int rmaib_ofi_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
+                          rmaib_op_t op, const void *operand, void *fetch, size_t n)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    int dyn = dyn_lock(w, p);
+    int rc = data_atomic(w, peer, roff, b, op, operand, fetch, n);
+    dyn_unlock(p, dyn);
+    return rc;
+}
+
+static int data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
                        const void *compare, const void *swap, void *result)
 {
     ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
@@ -332,4 +343,14 @@ int rmaib_ofi_data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
     }
     return atomic_blocking(p, AT_COMPARE, raddr, key, rmaib_ofi_uint_of_size(size), FI_CSWAP,
                            size, 1, swap, compare, result);
+}
+
+int rmaib_ofi_data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
+                       const void *compare, const void *swap, void *result)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    int dyn = dyn_lock(w, p);
+    int rc = data_cas(w, peer, roff, size, compare, swap, result);
+    dyn_unlock(p, dyn);
+    return rc;
 }

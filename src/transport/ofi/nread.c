@@ -82,11 +82,11 @@ static int nread_post(ofi_nread_t *r, ofi_peer_t *p, void *dst, size_t n, uint64
         to = h + 1;
         ctx = BOUNCE_CTX(b);
     }
-    p->nread_issued++;
+    CNT_ADD(p->nread_issued, 1);
     POST(x, fi_read(ofi.ep, to, n, ofi.pool_desc, p->addr, raddr, key, ctx));
     if (x == 0)
         return RMAIB_OK;
-    p->nread_issued--;
+    CNT_ADD(p->nread_issued, -1);
     if (b)
         pool_release(b);
     return rmaib_ofi_post_failed("get", x);
@@ -103,7 +103,7 @@ static size_t nread_pieces(const rmaib_seg_t *segs, size_t n)
 /* Every segment's pieces are posted and the call returns: one counter step once the
  * last of them has landed, whichever it is.  Dynamic windows are cut at region ends
  * first (each region has its own key). */
-int rmaib_ofi_get_notify(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n,
+static int get_notify(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n,
                          _Atomic uint64_t *counter)
 {
     ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
@@ -137,14 +137,28 @@ int rmaib_ofi_get_notify(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs,
     return rc;
 }
 
+int rmaib_ofi_get_notify(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t n,
+                         _Atomic uint64_t *counter)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    int dyn = dyn_lock(w, p);
+    int rc = get_notify(w, peer, segs, n, counter);
+    dyn_unlock(p, dyn);
+    return rc;
+}
+
 /* Every notified read to p (or to every peer, p NULL) has completed. */
 void rmaib_ofi_nread_wait(ofi_win_t *o, ofi_peer_t *p)
 {
     for (int i = 0; i < o->nranks; i++) {
         ofi_peer_t *q = p ? p : &o->peers[i];
         RMAIB_BACKOFF(bo);
-        while (atomic_load_explicit(&q->nread_done, memory_order_acquire) != q->nread_issued)
+        for (;;) {              /* done first, as rmaib_ofi_flush_peer */
+            uint64_t d = atomic_load_explicit(&q->nread_done, memory_order_acquire);
+            if (d == atomic_load_explicit(&q->nread_issued, memory_order_acquire))
+                break;
             rmaib_backoff(&bo);
+        }
         if (p)
             break;
     }
@@ -163,7 +177,7 @@ int rmaib_ofi_notify_add(rmaib_win_t *w, int peer, size_t off)
     ofi_win_t *o = w->ofi;
     ofi_peer_t *p = &o->peers[peer];
     int rc = RMAIB_OK;
-    if (!o->amo || ofi.waw_size != SIZE_MAX || p->unordered)
+    if (!o->amo || ofi.waw_size != SIZE_MAX || FLAG_GET(p->unordered))
         rc = rmaib_ofi_flush_peer(w, p);
     uint64_t old;
     return rc == RMAIB_OK ? rmaib_ofi_ctrl_atomic(w, peer, off, RMAIB_AOP_FADD, 1, 0, &old) : rc;

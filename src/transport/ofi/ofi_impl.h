@@ -74,21 +74,28 @@ typedef struct ofi_peer {
     uint64_t data_va, data_raddr, data_key;     /* raddr: what roff 0 is on the wire */
     uint64_t ctrl_raddr, ctrl_key;
     uint64_t ktab_raddr, ktab_key;
-    uint64_t issued;            /* asynchronous operations posted (caller's thread) */
+    /* Counted before the post, so done never passes issued, and any thread may issue
+     * (MPI_THREAD_MULTIPLE): the flags below are atomics for the same reason. */
+    _Atomic uint64_t issued;    /* asynchronous operations posted */
     _Atomic uint64_t done;      /* ... and completed (any thread) */
-    uint64_t ctrl_issued;       /* the same for control-word atomics left in flight, */
+    _Atomic uint64_t ctrl_issued; /* the same for control-word atomics left in flight, */
     _Atomic uint64_t ctrl_done; /* which a flush does not wait for (see quiesce) */
-    uint64_t nread_issued;      /* notified reads' pieces posted (nread.c) */
+    _Atomic uint64_t nread_issued; /* notified reads' pieces posted (nread.c) */
     _Atomic uint64_t nread_done; /* ... and completed */
     _Atomic int err;            /* an asynchronous operation failed: fi_errno */
-    int unread;                 /* written without FI_DELIVERY_COMPLETE since the last read */
-    int stored;                 /* injected control stores since the last read (quiesce) */
-    int unordered;              /* issued since the last flush: something a later write
+    _Atomic int unread;         /* written without FI_DELIVERY_COMPLETE since the last read */
+    _Atomic int stored;         /* injected control stores since the last read (quiesce) */
+    _Atomic int unordered;      /* issued since the last flush: something a later write
                                  * may overtake (an atomic, a write beyond waw_size) */
     ofi_ktab_t *ktab;           /* dynamic windows: cached copy of the peer's table */
     uint64_t box_raddr, box_key;        /* the peer's mailbox */
     uint32_t box_wid;                   /* ... and its number for this window */
     pthread_mutex_t amo_lock;           /* the slots below: the caller's and the reaper's */
+    /* Requests go out in the order of their seq (amo_answered frees one-way slots by
+     * it): threads take turns from slot to post.  Never held by the CQ's reader. */
+    pthread_mutex_t send_lock;
+    pthread_mutex_t stage_lock;         /* our stage in its mailbox: one run at a time */
+    pthread_mutex_t ktab_lock;          /* ktab, refreshed in place (dyn_lock) */
     uint32_t amo_busy;                  /* bit s: slot s in use */
     uint64_t amo_seq;
     amo_slot_t amo[RMAIB_AMO_SLOTS];
@@ -170,6 +177,14 @@ struct ofi_state {
 extern struct ofi_state ofi;
 
 #define WAITER_CTX(wt) ((void *) ((uintptr_t) (wt) | 1))
+
+/* The per-peer counters and flags: relaxed, as the CQ's reader publishes done with
+ * release and the flush reads it with acquire. */
+#define CNT_ADD(c, n) atomic_fetch_add_explicit(&(c), (n), memory_order_relaxed)
+#define CNT_GET(c) atomic_load_explicit(&(c), memory_order_relaxed)
+#define FLAG_SET(f) atomic_store_explicit(&(f), 1, memory_order_relaxed)
+#define FLAG_GET(f) atomic_load_explicit(&(f), memory_order_relaxed)
+#define FLAG_TAKE(f) atomic_exchange_explicit(&(f), 0, memory_order_relaxed)
 
 static inline int wait_for(ofi_waiter_t *wt)
 {
@@ -323,6 +338,23 @@ static inline int data_target(rmaib_win_t *w, ofi_peer_t *p, uint64_t roff, size
 static inline int dyn_prepare(rmaib_win_t *w, ofi_peer_t *p)
 {
     return w->flavor == RMAIB_FLAVOR_DYNAMIC ? rmaib_ofi_ktab_refresh(p) : RMAIB_OK;
+}
+
+/* A dynamic window's cached key table of p is refreshed in place, so one thread at a
+ * time uses it, from the refresh to the last post; a wait meanwhile serves the CQ
+ * itself.  Returns what dyn_unlock needs. */
+static inline int dyn_lock(const rmaib_win_t *w, ofi_peer_t *p)
+{
+    int dyn = w->flavor == RMAIB_FLAVOR_DYNAMIC;
+    if (dyn)
+        pthread_mutex_lock(&p->ktab_lock);
+    return dyn;
+}
+
+static inline void dyn_unlock(ofi_peer_t *p, int dyn)
+{
+    if (dyn)
+        pthread_mutex_unlock(&p->ktab_lock);
 }
 
 #pragma GCC visibility pop

@@ -53,7 +53,7 @@ int rmaib_ofi_read_blocking(ofi_peer_t *p, void *dst, size_t len, uint64_t raddr
  * acknowledgement, one message fewer each. */
 static uint64_t write_flags(const rmaib_win_t *w)
 {
-    int dc = ofi.delivery_complete && !(w->access == RMAIB_ACCESS_START && ofi.raw_ordered);
+    int dc = ofi.delivery_complete && !(rmaib_access(w) == RMAIB_ACCESS_START && ofi.raw_ordered);
     return FI_COMPLETION | (dc ? FI_DELIVERY_COMPLETE : 0);
 }
 
@@ -76,13 +76,15 @@ int rmaib_ofi_write_copied(const rmaib_win_t *w, ofi_peer_t *p, uint64_t raddr, 
             .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = p->addr,
             .rma_iov = &riov, .rma_iov_count = 1, .context = b,
         };
+        CNT_ADD(p->issued, 1);
         POST(r, fi_writemsg(ofi.ep, &msg, flags));
         if (r != 0) {
+            CNT_ADD(p->issued, -1);
             pool_release(b);
             return rmaib_ofi_post_failed("put", r);
         }
-        p->issued++;
-        p->unread |= !(flags & FI_DELIVERY_COMPLETE);
+        if (!(flags & FI_DELIVERY_COMPLETE))
+            FLAG_SET(p->unread);
     }
     return RMAIB_OK;
 }
@@ -93,8 +95,8 @@ static int put_one(rmaib_win_t *w, ofi_peer_t *p, uint64_t roff, const void *src
     int rc = data_target(w, p, roff, len, &raddr, &key);
     if (rc == RMAIB_OK)
         rc = rmaib_ofi_write_copied(w, p, raddr, key, src, len);
-    if (rc == RMAIB_OK)
-        p->unordered |= len > ofi.waw_size;
+    if (rc == RMAIB_OK && len > ofi.waw_size)
+        FLAG_SET(p->unordered);
     return rc;
 }
 
@@ -108,7 +110,7 @@ int rmaib_ofi_put(rmaib_win_t *w, int peer, uint64_t roff, const void *src, size
     return put_one(w, p, roff, src, len);
 }
 
-int rmaib_ofi_putv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n)
+static int putv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n)
 {
     ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
     uint64_t flags = write_flags(w);
@@ -150,32 +152,47 @@ int rmaib_ofi_putv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_
             .rma_iov = riov, .rma_iov_count = k, .context = b,
         };
         ssize_t r;
+        CNT_ADD(p->issued, 1);
         POST(r, fi_writemsg(ofi.ep, &msg, flags));
         if (r != 0) {
+            CNT_ADD(p->issued, -1);
             pool_release(b);
             rc = rmaib_ofi_post_failed("put", r);
             break;
         }
-        p->issued++;
-        p->unordered |= total > ofi.waw_size;
+        if (total > ofi.waw_size)
+            FLAG_SET(p->unordered);
         i += k;
     }
-    if (rc == RMAIB_OK)
-        p->unread |= !(flags & FI_DELIVERY_COMPLETE);
+    if (rc == RMAIB_OK && !(flags & FI_DELIVERY_COMPLETE))
+        FLAG_SET(p->unread);
     free(cut);
     return rc;
 }
 
+int rmaib_ofi_putv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t n)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    int dyn = dyn_lock(w, p);
+    int rc = putv(w, peer, segs, n);
+    dyn_unlock(p, dyn);
+    return rc;
+}
+
 /* Gets are blocking: the core uses what it fetched at once (the locked accumulate
- * path), so the data is there when get returns. */
+ * path), so the data is there when get returns.  A get shows the writes posted
+ * before it placed, as a flush's trailing read does: the flag is taken before the
+ * read goes out, so a write another thread posts meanwhile keeps it set. */
 static int get_one(rmaib_win_t *w, ofi_peer_t *p, uint64_t roff, void *dst, size_t len)
 {
     uint64_t raddr, key;
     int rc = data_target(w, p, roff, len, &raddr, &key);
-    if (rc == RMAIB_OK)
+    if (rc == RMAIB_OK) {
+        int unread = FLAG_TAKE(p->unread);
         rc = rmaib_ofi_read_blocking(p, dst, len, raddr, key);
-    if (rc == RMAIB_OK)
-        p->unread = 0;
+        if (rc != RMAIB_OK && unread)
+            FLAG_SET(p->unread);
+    }
     return rc;
 }
 
@@ -192,13 +209,14 @@ int rmaib_ofi_get(rmaib_win_t *w, int peer, uint64_t roff, void *dst, size_t len
 /* Batches of pieces, each one fi_readmsg straight into the user's memory, up to 64
  * batches in flight before one wait.  With FI_MR_LOCAL, piece by piece through the
  * ring. */
-int rmaib_ofi_getv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n)
+static int getv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n)
 {
     ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
     const rmaib_seg_t *segs = user_segs;
     rmaib_seg_t *cut = NULL;
     size_t nsegs = user_n;
     int rc = rmaib_ofi_dyn_cut(w, p, user_segs, user_n, &segs, &nsegs, &cut);
+    int unread = FLAG_TAKE(p->unread);     /* as get_one */
     size_t i = 0;
     while (rc == RMAIB_OK && i < nsegs) {
         if (segs[i].len > ofi.max_msg || ofi.mr_local) {
@@ -242,9 +260,18 @@ int rmaib_ofi_getv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_
         }
         rc = rmaib_first_error(rc, wait_for(&wt));
     }
-    if (rc == RMAIB_OK)
-        p->unread = 0;
+    if (rc != RMAIB_OK && unread)
+        FLAG_SET(p->unread);
     free(cut);
+    return rc;
+}
+
+int rmaib_ofi_getv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t n)
+{
+    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    int dyn = dyn_lock(w, p);
+    int rc = getv(w, peer, segs, n);
+    dyn_unlock(p, dyn);
     return rc;
 }
 
@@ -257,20 +284,28 @@ int rmaib_ofi_flush_peer(rmaib_win_t *w, ofi_peer_t *p)
      * first made a put+flush cost two trips through the target's progress thread. */
     uint64_t dummy;
     ofi_waiter_t wt = { 0, 0 };
-    int rc = RMAIB_OK, early = p->unread && !ofi.mr_local;
+    int rc = RMAIB_OK;
     rmaib_ofi_nread_wait(w->ofi, p);
+    /* The flags go before the read is posted: what another thread posts meanwhile
+     * sets them again for its own flush. */
+    int unread = FLAG_TAKE(p->unread), early = unread && !ofi.mr_local;
+    if (unread)
+        atomic_store_explicit(&p->stored, 0, memory_order_relaxed);
+    atomic_store_explicit(&p->unordered, 0, memory_order_relaxed);
     if (early)
         rc = rmaib_ofi_read_post(p, &dummy, sizeof dummy, p->ctrl_raddr, p->ctrl_key, &wt);
-    while (atomic_load_explicit(&p->done, memory_order_acquire) != p->issued)
+    /* done is read first and never passes issued (counted before the post): equal,
+     * nothing counted by then is in flight, whichever thread posted it. */
+    for (;;) {
+        uint64_t d = atomic_load_explicit(&p->done, memory_order_acquire);
+        if (d == atomic_load_explicit(&p->issued, memory_order_acquire))
+            break;
         rmaib_backoff(&bo);
-    p->unordered = 0;
-    if (early) {
-        rc = rmaib_first_error(rc, wait_for(&wt));
-        p->unread = p->stored = 0;
-    } else if (p->unread) {     /* FI_MR_LOCAL: the read lands in a ring block */
-        rc = rmaib_ofi_read_blocking(p, &dummy, sizeof dummy, p->ctrl_raddr, p->ctrl_key);
-        p->unread = p->stored = 0;
     }
+    if (early)
+        rc = rmaib_first_error(rc, wait_for(&wt));
+    else if (unread)            /* FI_MR_LOCAL: the read lands in a ring block */
+        rc = rmaib_ofi_read_blocking(p, &dummy, sizeof dummy, p->ctrl_raddr, p->ctrl_key);
     if (atomic_exchange_explicit(&p->err, 0, memory_order_relaxed))
         rc = RMAIB_ERR_TRANSPORT;
     return rc;
@@ -284,8 +319,10 @@ int rmaib_ofi_flush(rmaib_win_t *w, int peer)
     int rc = RMAIB_OK;
     for (int r = 0; r < w->nranks; r++) {
         ofi_peer_t *p = &o->peers[r];
-        if (p->issued != atomic_load_explicit(&p->done, memory_order_acquire) || p->unread
-            || p->nread_issued != atomic_load_explicit(&p->nread_done, memory_order_acquire)
+        if (CNT_GET(p->issued) != atomic_load_explicit(&p->done, memory_order_acquire)
+            || FLAG_GET(p->unread)
+            || CNT_GET(p->nread_issued) != atomic_load_explicit(&p->nread_done,
+                                                               memory_order_acquire)
             || atomic_load_explicit(&p->err, memory_order_relaxed)) {
             rc = rmaib_first_error(rc, rmaib_ofi_flush_peer(w, p));
         }
@@ -334,8 +371,12 @@ int rmaib_ofi_quiesce(rmaib_win_t *w)
     for (int r = 0; r < w->nranks; r++) {
         ofi_peer_t *p = &o->peers[r];
         RMAIB_BACKOFF(bo);
-        while (atomic_load_explicit(&p->ctrl_done, memory_order_acquire) != p->ctrl_issued)
+        for (;;) {              /* done first, as rmaib_ofi_flush_peer */
+            uint64_t d = atomic_load_explicit(&p->ctrl_done, memory_order_acquire);
+            if (d == atomic_load_explicit(&p->ctrl_issued, memory_order_acquire))
+                break;
             rmaib_backoff(&bo);
+        }
     }
     rc = rmaib_first_error(rc, rmaib_ofi_flush(w, -1));
     return rmaib_first_error(rc, read_behind_stores(o));

@@ -188,6 +188,9 @@ static void win_release(rmaib_win_t *w, ofi_win_t *o)
     for (int r = 0; r < w->nranks; r++) {
         free(o->peers[r].ktab);
         pthread_mutex_destroy(&o->peers[r].amo_lock);
+        pthread_mutex_destroy(&o->peers[r].stage_lock);
+        pthread_mutex_destroy(&o->peers[r].send_lock);
+        pthread_mutex_destroy(&o->peers[r].ktab_lock);
     }
     free(o);
 }
@@ -206,8 +209,12 @@ static ofi_win_t *win_alloc(rmaib_win_t *w)
         o->data = w->base;
         o->data_size = w->size;
     }
-    for (int r = 0; r < p; r++)
+    for (int r = 0; r < p; r++) {
         pthread_mutex_init(&o->peers[r].amo_lock, NULL);
+        pthread_mutex_init(&o->peers[r].stage_lock, NULL);
+        pthread_mutex_init(&o->peers[r].send_lock, NULL);
+        pthread_mutex_init(&o->peers[r].ktab_lock, NULL);
+    }
     return o;
 }
 
