@@ -9,6 +9,7 @@
 #include <limits.h>
 #include "mpidimpl.h"
 #include "rmaib_nm.h"
+#include "rmaib_cs.h"
 
 /* A communicator of the user's: not one of MPICH's node or node-roots parts. */
 static int user_comm(const MPIR_Comm * comm)
@@ -33,8 +34,8 @@ int MPIDI_RMAIB_allreduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
     if (user_comm(comm_ptr)) {
         int rc = RMAIB_NM_TO_MPICH;
         if (count <= INT_MAX)
-            rc = rmaib_nm_allreduce(sendbuf, recvbuf, (int) count, datatype, op,
-                                    comm_ptr->handle);
+            rc = RMAIB_NM_OUTSIDE_CS(rmaib_nm_allreduce(sendbuf, recvbuf, (int) count, datatype, op,
+                                    comm_ptr->handle));
         else
             rmaib_nm_coll_host("MPI_Allreduce", "count beyond an int");
         if (rc != RMAIB_NM_TO_MPICH)
@@ -73,7 +74,8 @@ static int blocks(const char *call, blocks_fn fn, mpich_blocks_fn mpich, const v
 {
     int sc, rc;
     if (user_comm(comm_ptr) && block_counts(call, sendbuf, sendcount, recvcount, &sc, &rc)) {
-        int e = fn(sendbuf, sc, sendtype, recvbuf, rc, recvtype, comm_ptr->handle);
+        int e = RMAIB_NM_OUTSIDE_CS(fn(sendbuf, sc, sendtype, recvbuf, rc, recvtype,
+                                              comm_ptr->handle));
         if (e != RMAIB_NM_TO_MPICH)
             return served(e, errflag);
     }
@@ -114,8 +116,8 @@ int MPIDI_RMAIB_iallreduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
         MPI_Request h = MPI_REQUEST_NULL;
         int rc = RMAIB_NM_TO_MPICH;
         if (count <= INT_MAX)
-            rc = rmaib_nm_iallreduce(sendbuf, recvbuf, (int) count, datatype, op,
-                                     comm_ptr->handle, &h);
+            rc = RMAIB_NM_OUTSIDE_CS(rmaib_nm_iallreduce(sendbuf, recvbuf, (int)count, datatype, op,
+                                                         comm_ptr->handle, &h));
         else
             rmaib_nm_coll_host("MPI_Iallreduce", "count beyond an int");
         if (rc != RMAIB_NM_TO_MPICH)
@@ -138,7 +140,8 @@ static int iblocks(const char *call, iblocks_fn fn, mpich_iblocks_fn mpich, cons
     int sc, rc;
     if (user_comm(comm_ptr) && block_counts(call, sendbuf, sendcount, recvcount, &sc, &rc)) {
         MPI_Request h = MPI_REQUEST_NULL;
-        int e = fn(sendbuf, sc, sendtype, recvbuf, rc, recvtype, comm_ptr->handle, &h);
+        int e = RMAIB_NM_OUTSIDE_CS(fn(sendbuf, sc, sendtype, recvbuf, rc, recvtype,
+                                              comm_ptr->handle, &h));
         if (e != RMAIB_NM_TO_MPICH)
             return request_of(e, h, req);
     }
@@ -165,7 +168,7 @@ int MPIDI_RMAIB_ibarrier(MPIR_Comm * comm_ptr, MPIR_Request ** req)
 {
     if (user_comm(comm_ptr)) {
         MPI_Request h = MPI_REQUEST_NULL;
-        int rc = rmaib_nm_ibarrier(comm_ptr->handle, &h);
+        int rc = RMAIB_NM_OUTSIDE_CS(rmaib_nm_ibarrier(comm_ptr->handle, &h));
         if (rc != RMAIB_NM_TO_MPICH)
             return request_of(rc, h, req);
     }

@@ -6,6 +6,7 @@
  */
 #include "mpidimpl.h"
 #include "rmaib_nm.h"
+#include "rmaib_cs.h"
 
 /* rmaib's window behind win, on the user's communicator (where rmaib caches its
  * duplicate); base is the user's memory (create), NULL (allocate, shared: rmaib's,
@@ -14,9 +15,9 @@ static int adopt(MPIR_Win * win, MPIR_Comm * comm_ptr, MPIR_Info * info, int fla
 {
     MPI_Comm comm = comm_ptr->handle;
     void *rbase = NULL;
-    int rc = rmaib_nm_win_create(flavor, win->size, win->disp_unit,
+    int rc = RMAIB_NM_OUTSIDE_CS(rmaib_nm_win_create(flavor, win->size, win->disp_unit,
                                  info ? info->handle : MPI_INFO_NULL, comm,
-                                 base, &rbase, win->handle);
+                                 base, &rbase, win->handle));
     if (rc != MPI_SUCCESS)
         return rc;
     win->create_flavor = flavor;
@@ -89,7 +90,7 @@ int MPIDI_RMAIB_mpi_win_create_dynamic(MPIR_Info * info, MPIR_Comm * comm, MPIR_
 int MPIDI_RMAIB_mpi_win_free(MPIR_Win ** win_p)
 {
     MPI_Win h = (*win_p)->handle;
-    int rc = rmaib_nm_Win_free(&h);
+    int rc = RMAIB_NM_OUTSIDE_CS(rmaib_nm_Win_free(&h));
     if (rc != MPI_SUCCESS && h != MPI_WIN_NULL)
         return rc;      /* an epoch is open: the window stays */
     /* rmaib freed its memory: MPIDIG must free none */
@@ -101,12 +102,12 @@ int MPIDI_RMAIB_mpi_win_free(MPIR_Win ** win_p)
 
 int MPIDI_RMAIB_mpi_win_attach(MPIR_Win * win, void *base, MPI_Aint size)
 {
-    return rmaib_nm_Win_attach(win->handle, base, size);
+    return RMAIB_NM_OUTSIDE_CS(rmaib_nm_Win_attach(win->handle, base, size));
 }
 
 int MPIDI_RMAIB_mpi_win_detach(MPIR_Win * win, const void *base)
 {
-    return rmaib_nm_Win_detach(win->handle, base);
+    return RMAIB_NM_OUTSIDE_CS(rmaib_nm_Win_detach(win->handle, base));
 }
 
 int MPIDI_RMAIB_mpi_win_set_info(MPIR_Win * win, MPIR_Info * info)
@@ -118,11 +119,13 @@ int MPIDI_RMAIB_mpi_win_set_info(MPIR_Win * win, MPIR_Info * info)
 int MPIDI_RMAIB_mpi_win_get_info(MPIR_Win * win, MPIR_Info ** info_p)
 {
     int rc = MPIDIG_mpi_win_get_info(win, info_p);
-    return rc == MPI_SUCCESS ? rmaib_nm_win_info_keys(win->handle, (*info_p)->handle) : rc;
+    return rc == MPI_SUCCESS ?
+        RMAIB_NM_OUTSIDE_CS(rmaib_nm_win_info_keys(win->handle, (*info_p)->handle)) : rc;
 }
 
 int MPIDI_RMAIB_win_shared_query(MPIR_Win * win, int rank, MPI_Aint * size, int *disp_unit,
                                  void *baseptr)
 {
-    return rmaib_nm_Win_shared_query(win->handle, rank, size, disp_unit, baseptr);
+    return RMAIB_NM_OUTSIDE_CS(rmaib_nm_Win_shared_query(win->handle, rank, size, disp_unit,
+                                                         baseptr));
 }
