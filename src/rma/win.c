@@ -94,6 +94,7 @@ static rmaib_win_t *win_new(const rmaib_win_args_t *a)
     w->lock_alg = a->lock_alg;
     w->noncontig = a->noncontig;
     w->cma_peers = a->cma_peers;
+    w->map_user = a->map_user && rmaib_config.map_user_memory;
     w->peers = calloc((size_t) p, sizeof *w->peers);
     w->start_state = calloc((size_t) p, 1);
     w->pscw = calloc((size_t) p, sizeof *w->pscw);
