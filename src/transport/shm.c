@@ -52,6 +52,7 @@ typedef struct shm_win {
     void *seg;
     size_t seg_size;
     rmaib_umem_t *umem; /* our own user memory, moved into a memfd */
+    rmaib_umem_hold_t *hold;    /* MPI_Win_create: our region, moved or not */
     shm_peer_t peers[];
 } shm_win_t;
 
@@ -424,8 +425,11 @@ static int shm_win_init(rmaib_win_t *w)
     if (ptracer)
         cma_allow_peers(w, hellos, hello.anc);
     w->shm = s;
-    if (w->flavor == RMAIB_FLAVOR_CREATE)
+    if (w->flavor == RMAIB_FLAVOR_CREATE) {
         umem_setup(w, s);
+        if (w->size)    /* after: a window's own region is no obstacle to it */
+            s->hold = rmaib_umem_hold(w->base, w->size);
+    }
     free(data_off);
     if (hellos != small)
         free(hellos);
@@ -447,6 +451,8 @@ static void shm_win_fini(rmaib_win_t *w)
     for (int r = 0; r < w->nranks; r++)
         w->peers[r].ctrl_mapped = NULL;
     umem_undo(w, s);
+    if (s->hold)
+        rmaib_umem_unhold(s->hold);
     munmap(s->seg, s->seg_size);
     free(s);
     w->shm = NULL;

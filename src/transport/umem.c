@@ -30,9 +30,15 @@ struct rmaib_umem {
     struct rmaib_umem *next;
 };
 
+struct rmaib_umem_hold {
+    uintptr_t lo, hi;
+    struct rmaib_umem_hold *next;
+};
+
 static pthread_mutex_t umem_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t umem_once = PTHREAD_ONCE_INIT;
 static rmaib_umem_t *umem_list;
+static rmaib_umem_hold_t *hold_list;   /* every live window's region */
 
 static int page_is_zero(const char *p, size_t n)
 {
@@ -195,6 +201,41 @@ static int check_pages(uintptr_t lo, uintptr_t hi, char *why, size_t whylen)
     return bad ? -1 : 0;
 }
 
+rmaib_umem_hold_t *rmaib_umem_hold(void *base, size_t size)
+{
+    rmaib_umem_hold_t *h = malloc(sizeof *h);
+    if (!h)
+        return NULL;
+    pthread_mutex_lock(&umem_lock);
+    *h = (rmaib_umem_hold_t) { (uintptr_t) base, (uintptr_t) base + size, hold_list };
+    hold_list = h;
+    pthread_mutex_unlock(&umem_lock);
+    return h;
+}
+
+void rmaib_umem_unhold(rmaib_umem_hold_t *h)
+{
+    pthread_mutex_lock(&umem_lock);
+    for (rmaib_umem_hold_t **pp = &hold_list; *pp; pp = &(*pp)->next)
+        if (*pp == h) {
+            *pp = h->next;
+            break;
+        }
+    pthread_mutex_unlock(&umem_lock);
+    free(h);
+}
+
+/* Does [lo, hi) meet a live window's region? */
+static int held(uintptr_t lo, uintptr_t hi)
+{
+    int yes = 0;
+    pthread_mutex_lock(&umem_lock);
+    for (rmaib_umem_hold_t *h = hold_list; h && !yes; h = h->next)
+        yes = h->lo < hi && lo < h->hi;
+    pthread_mutex_unlock(&umem_lock);
+    return yes;
+}
+
 rmaib_umem_t *rmaib_umem_map(void *base, size_t size, uint64_t *lo, uint64_t *hi, int *fd,
                              char *why, size_t whylen)
 {
@@ -204,6 +245,12 @@ rmaib_umem_t *rmaib_umem_map(void *base, size_t size, uint64_t *lo, uint64_t *hi
     why[0] = 0;
     if (!base || size < page || phi <= plo)
         return NULL;
+    /* Another window's peers may be writing there (through the network too, into
+     * pages its registration holds): moving them would lose their writes. */
+    if (held(plo, phi)) {
+        snprintf(why, whylen, "the pages are another window's memory too");
+        return NULL;
+    }
     if (check_pages(plo, phi, why, whylen) != 0)
         return NULL;
     rmaib_umem_t *u = malloc(sizeof *u);

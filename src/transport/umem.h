@@ -10,6 +10,12 @@
 #include <stdint.h>
 
 typedef struct rmaib_umem rmaib_umem_t;
+typedef struct rmaib_umem_hold rmaib_umem_hold_t;
+
+/* A live MPI_Win_create window's region, moved or not (NULL if out of memory):
+ * rmaib_umem_map refuses pages that meet one, until it is let go. */
+rmaib_umem_hold_t *rmaib_umem_hold(void *base, size_t size);
+void rmaib_umem_unhold(rmaib_umem_hold_t *h);
 
 /* Move the whole pages inside [base, base + size) into a new memfd mapped in place,
  * same bytes.  Returns the region (*lo, *hi: its offsets from base; *fd: the memfd),
