@@ -341,8 +341,8 @@ static int umem_setup(rmaib_win_t *w, shm_win_t *s)
         free(all);
         return RMAIB_OK;
     }
-    for (int r = 0; r < p; r++)
-        local += w->peers[r].node == w->mynode;
+    for (int r = 0; r < p; r++)         /* (RMAIB_TRANSPORT=ofi: none) */
+        local += w->peers[r].node == w->mynode && w->peers[r].tp == &rmaib_shm_ops;
     if (!w->map_user) {
         mine.state = UMEM_REFUSED;
     } else if (local > 1) {
