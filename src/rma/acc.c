@@ -5,9 +5,10 @@
  * Two paths, chosen per element by the window's atomics transport: native atomics
  * where it does the (type, op) natively on that element (CPU atomics on allocated
  * shared memory and on the user's pages moved into it, network atomics), otherwise
- * the target's accumulate lock around get, reduce, put.  The transport answers alike for every op and origin on
- * one element, so the two paths never meet on the same element and element-wise
- * atomicity holds on both.  Everything an origin issues completes in program order,
+ * the target's accumulate lock around get, reduce, put.  The transport answers alike
+ * for every op and origin on one element (a run is split where the answer changes),
+ * so the two paths never meet on the same element and element-wise atomicity holds
+ * on both.  Everything an origin issues completes in program order,
  * which gives the default accumulate_ordering (rar, raw, war, waw).
  */
 #include <stdlib.h>
