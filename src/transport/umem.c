@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "umem.h"
 
@@ -27,6 +28,7 @@ struct rmaib_umem {
     size_t len;
     int fd;             /* the memfd until every peer has mapped it, then -1 */
     int shared;         /* 0 once the memory is private again (a fork's child) */
+    unsigned long ino;  /* the memfd's inode, as /proc/self/maps shows it */
     struct rmaib_umem *next;
 };
 
@@ -85,6 +87,44 @@ static int replace(char *addr, size_t len, int fd)
     return 0;
 }
 
+/* Make private again the parts of u's range still mapped from its memfd at their
+ * own offset.  The program may have unmapped some (MPICH's test3 frees a window's
+ * memory before the window), and something else may live there since: left alone.
+ * Reads /proc/self/maps with read(2) into the stack, as a fork's child may. */
+static void restore(rmaib_umem_t *u)
+{
+    char buf[4096], line[512];
+    size_t ll = 0;
+    ssize_t n;
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    uintptr_t lo = (uintptr_t) u->addr, hi = lo + u->len;
+    if (fd < 0)
+        return;
+    /* Collect first, change after: the file's view moves under changes. */
+    struct { uintptr_t s, e; } parts[64];
+    int np = 0;
+    while ((n = read(fd, buf, sizeof buf)) > 0)
+        for (ssize_t i = 0; i < n; i++) {
+            if (buf[i] != '\n') {
+                if (ll < sizeof line - 1)
+                    line[ll++] = buf[i];
+                continue;
+            }
+            line[ll] = 0;
+            ll = 0;
+            unsigned long s, e, off, ino;
+            if (sscanf(line, "%lx-%lx %*s %lx %*s %lu", &s, &e, &off, &ino) != 4)
+                continue;
+            if (s < hi && e > lo && ino == u->ino && off == s - lo && np < 64) {
+                parts[np].s = s > lo ? s : lo;
+                parts[np++].e = e < hi ? e : hi;
+            }
+        }
+    close(fd);
+    for (int i = 0; i < np; i++)
+        (void) replace((char *) parts[i].s, parts[i].e - parts[i].s, -1);
+}
+
 static void atfork_prepare(void)
 {
     pthread_mutex_lock(&umem_lock);
@@ -99,7 +139,8 @@ static void atfork_parent(void)
 static void atfork_child(void)
 {
     for (rmaib_umem_t *u = umem_list; u; u = u->next)
-        if (u->shared && replace(u->addr, u->len, -1) == 0) {
+        if (u->shared) {
+            restore(u);
             u->shared = 0;
             if (u->fd >= 0)
                 close(u->fd);
@@ -259,7 +300,12 @@ rmaib_umem_t *rmaib_umem_map(void *base, size_t size, uint64_t *lo, uint64_t *hi
         snprintf(why, whylen, "no memory for a %zu-byte memfd", (size_t) (phi - plo));
         goto fn_fail;
     }
-    *u = (rmaib_umem_t) { (char *) plo, phi - plo, f, 1, NULL };
+    struct stat st;
+    if (fstat(f, &st) != 0) {
+        snprintf(why, whylen, "fstat of the memfd failed");
+        goto fn_fail;
+    }
+    *u = (rmaib_umem_t) { (char *) plo, phi - plo, f, 1, (unsigned long) st.st_ino, NULL };
     pthread_once(&umem_once, umem_init);
     /* Under the lock, so that a fork sees the region either private or listed. */
     pthread_mutex_lock(&umem_lock);
@@ -309,7 +355,7 @@ void rmaib_umem_unmap(rmaib_umem_t *u)
     /* Out of memory for the private copy: the memfd's pages stay, same bytes, shared
      * with nobody once the peers have unmapped them. */
     if (u->shared)
-        (void) replace(u->addr, u->len, -1);
+        restore(u);
     pthread_mutex_unlock(&umem_lock);
     if (u->fd >= 0)
         close(u->fd);

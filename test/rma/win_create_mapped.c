@@ -10,6 +10,8 @@
  *    memfd already) and both still move the right bytes;
  *  - after MPI_Win_free the memory is private again with its contents, and free() and
  *    malloc() reuse it;
+ *  - memory unmapped before MPI_Win_free (as MPICH's test3 frees it): the free leaves
+ *    the hole alone, and a new mapping there keeps its bytes;
  *  - fork after creation: the child sees the contents at fork, its writes stay its own;
  *  - info rmaib_map_user_memory=false, or RMAIB_MAP_USER_MEMORY=0: nothing moves;
  *  - memory that is not private anonymous stays where it is and still works: locked
@@ -292,6 +294,24 @@ int main(int argc, char **argv)
         free(again[k]);
     }
     tap_ok("window freed: contents kept, memory private, malloc reuses it");
+
+    /* Unmapped before MPI_Win_free, and the address used again meanwhile. */
+    char *um = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    memset(um, 1, 4 * PAGE);
+    MPI_Win_create(um, 4 * PAGE, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
+    munmap(um, 4 * PAGE);
+    char *again2 = mmap(um, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS
+                        | MAP_FIXED_NOREPLACE, -1, 0);
+    if (again2 != MAP_FAILED)
+        memset(again2, 9, 2 * PAGE);
+    MPI_Win_free(&w);
+    TAP_CHECK(again2 == MAP_FAILED || (again2[0] == 9 && again2[2 * PAGE - 1] == 9
+                                       && mapped_at(again2) == 0), "the new mapping changed");
+    TAP_CHECK(mapped_at(um + 3 * PAGE) == -1 || mapped_at(um + 3 * PAGE) == 0,
+              "MPI_Win_free mapped the freed pages again as shared");
+    if (again2 != MAP_FAILED)
+        munmap(again2, 2 * PAGE);
+    tap_ok("memory unmapped before MPI_Win_free: the free leaves what is there now alone");
 
     /* fork after creation: the child's copy is private. */
     char *fm = aligned_alloc(PAGE, 2 * PAGE);
