@@ -32,6 +32,8 @@ struct rmaib_umem {
     struct rmaib_umem *next;
 };
 
+enum { UMEM_MAX = 64 << 20 };  /* bytes of whole pages moved at most */
+
 struct rmaib_umem_hold {
     uintptr_t lo, hi;
     struct rmaib_umem_hold *next;
@@ -286,6 +288,13 @@ rmaib_umem_t *rmaib_umem_map(void *base, size_t size, uint64_t *lo, uint64_t *hi
     why[0] = 0;
     if (!base || size < page || phi <= plo)
         return NULL;
+    /* Moving costs a pass over every page at creation and at the free, touched or
+     * not (MPICH's dtp tests make 1 GiB windows of untouched memory, per comm). */
+    if (phi - plo > UMEM_MAX) {
+        snprintf(why, whylen, "%zu MiB of pages is more than rmaib moves (%d MiB)",
+                 (size_t) ((phi - plo) >> 20), UMEM_MAX >> 20);
+        return NULL;
+    }
     /* Another window's peers may be writing there (through the network too, into
      * pages its registration holds): moving them would lose their writes. */
     if (held(plo, phi)) {
