@@ -127,6 +127,9 @@ static void usage(const osu_bench_t *b, const char *prog, const char *extra_usag
            "             the warm-up; default 0 = OMB's fixed counts)\n");
     printf("  -f FMT     output: table (OSU style, default) or csv\n");
     printf("  -l ALG     set info key rmaib_lock=ALG (tas | mcs) on the windows\n");
+    if (b)
+        printf("  -B BYTES   windows of at least BYTES (IMB-RMA's one window of the largest\n"
+               "             size; default OMB's, the size of the point)\n");
     if (extra_usage)
         fputs(extra_usage, stdout);
     printf("  -h         this help\n");
@@ -136,7 +139,7 @@ int osu_parse(int argc, char **argv, const osu_bench_t *b, osu_opts_t *o,
               const char *extra_optstring, osu_extra_fn extra, void *data,
               const char *extra_usage)
 {
-    char optstring[128] = "+:hm:i:x:s:w:W:T:f:l:";
+    char optstring[128] = "+:hm:i:x:s:w:W:T:f:l:B:";
     int rank = my_rank();
     int is_bw = b && b->kind != OSU_LAT;
     int c;
@@ -193,6 +196,10 @@ int osu_parse(int argc, char **argv, const osu_bench_t *b, osu_opts_t *o,
                 o->csv = 0;
             else
                 bad = "format must be table or csv";
+            break;
+        case 'B':
+            if (parse_size(optarg, &o->min_win))
+                bad = "window bytes must be a size";
             break;
         case 'l':
             if (strcmp(optarg, "tas") && strcmp(optarg, "mcs"))
@@ -634,6 +641,8 @@ int osu_main(const osu_bench_t *b, int argc, char **argv)
          b->fixed_size || size <= o.max_size; size = size ? size * 2 : 1) {
         size_t span = b->kind == OSU_LAT ? size : size * (size_t) o.window_size;
         size_t winbytes = b->fixed_size && o.max_size > span ? o.max_size : span;
+        if (winbytes < o.min_win)
+            winbytes = o.min_win;
         double v;
 
         c.size = size;

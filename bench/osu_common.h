@@ -74,6 +74,7 @@ typedef struct osu_opts {
     double time_cap;         /* -T: seconds per point, 0 = OMB's fixed counts */
     int csv;                 /* -f csv */
     const char *lock_alg;    /* -l tas|mcs: info key rmaib_lock, NULL = not set */
+    size_t min_win;          /* -B: OSU programs' windows at least this many bytes */
 } osu_opts_t;
 
 /* One window and the buffers an operation needs. */

@@ -15,6 +15,7 @@ typedef struct rmaib_config {
     int async_progress;     /* RMAIB_ASYNC_PROGRESS: -1 auto, 0 off, 1 on */
     int ofi_mr_local;       /* RMAIB_OFI_MR_LOCAL: behave as if the provider wanted FI_MR_LOCAL */
     int ofi_provider_atomics; /* RMAIB_OFI_ATOMICS=provider: not target-executed */
+    int map_user_memory;    /* RMAIB_MAP_USER_MEMORY: MPI_Win_create pages into shared memory */
 } rmaib_config_t;
 
 extern rmaib_config_t rmaib_config;

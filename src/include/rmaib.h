@@ -71,6 +71,9 @@ typedef struct rmaib_win_args {
     int disp_unit;
     int lock_alg;           /* RMAIB_LOCKALG_* (info key rmaib_lock) */
     int noncontig;          /* shared windows: info alloc_shared_noncontig */
+    int map_user;           /* MPI_Win_create: may its pages move into shared memory
+                             * (info rmaib_map_user_memory; RMAIB_MAP_USER_MEMORY=0
+                             * says no whatever this says)? */
     int cma_peers;          /* local peers will read this process's memory with
                              * process_vm_readv (collective buffers): let them */
     int max_notify;         /* notification counters per rank (the largest asked for

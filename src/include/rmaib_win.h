@@ -154,6 +154,7 @@ struct rmaib_win {
     int lock_alg;
     int noncontig;
     int cma_peers;              /* rmaib_win_args_t.cma_peers */
+    int map_user;               /* rmaib_win_args_t.map_user */
     int notify_max;             /* notification counters in every control block */
     /* The notified reads' share of our own counters (MPIX_Get_notify_local): grown
      * by whoever completes a read, never by a peer, so a process-local word apart

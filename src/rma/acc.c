@@ -4,10 +4,11 @@
  *
  * Two paths, chosen per element by the window's atomics transport: native atomics
  * where it does the (type, op) natively on that element (CPU atomics on allocated
- * shared memory, network atomics later), otherwise the target's accumulate lock
- * around get, reduce, put.  The transport answers alike for every op and origin on
- * one element, so the two paths never meet on the same element and element-wise
- * atomicity holds on both.  Everything an origin issues completes in program order,
+ * shared memory and on the user's pages moved into it, network atomics), otherwise
+ * the target's accumulate lock around get, reduce, put.  The transport answers alike
+ * for every op and origin on one element (a run is split where the answer changes),
+ * so the two paths never meet on the same element and element-wise atomicity holds
+ * on both.  Everything an origin issues completes in program order,
  * which gives the default accumulate_ordering (rar, raw, war, waw).
  */
 #include <stdlib.h>
@@ -20,6 +21,12 @@ int rmaib_target_base(rmaib_win_t *w, int target, int64_t tdisp, size_t count,
                       const rmaib_layout_t *lay, uint64_t *roff);
 
 static const size_t ACC_LOCK = RMAIB_CTRL_OFF(acc_lock);
+
+/* How many of the len bytes at roff take the path of the element at roff. */
+static size_t acc_span(rmaib_win_t *w, int target, uint64_t roff, size_t len, rmaib_basic_t b)
+{
+    return w->atp->acc_native_span ? w->atp->acc_native_span(w, target, roff, len, b) : len;
+}
 
 static int acc_lock(rmaib_win_t *w, int target)
 {
@@ -190,14 +197,17 @@ static int acc_apply(rmaib_win_t *w, int target, rmaib_op_t op, rmaib_basic_t b,
     if (tl->basic_size != esize)
         return acc_apply_pairs(w, target, op, b, operand, fetch, roff, tcount, tl);
     /* The common case, one contiguous run on the native path, needs no walk. */
-    if (tl->contig && atp->acc_native(w, target, roff, b, op))
-        return atp->data_atomic(w, target, roff, b, op, operand, fetch, tcount * tl->size / esize);
+    size_t total = tcount * tl->size;
+    if (tl->contig && atp->acc_native(w, target, roff, b, op)
+        && acc_span(w, target, roff, total, b) == total)
+        return atp->data_atomic(w, target, roff, b, op, operand, fetch, total / esize);
     rmaib_stream_t s;
     int64_t ta;
     locked_batch_t *lb = NULL;
     rmaib_stream_init(&s, tl, tcount);
     while (rc == RMAIB_OK && rmaib_stream_next(&s, &ta, &len)) {
         uint64_t ra = roff + (uint64_t) ta;
+        len = acc_span(w, target, ra, len, b);  /* the rest of the run comes next */
         if (atp->acc_native(w, target, ra, b, op)) {
             if (lb)             /* what is gathered goes first: program order */
                 rc = batch_flush(lb);

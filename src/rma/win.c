@@ -99,6 +99,7 @@ static rmaib_win_t *win_new(const rmaib_win_args_t *a)
      * lock in its lock calls (rmaib_lock). */
     w->mt = rmaib_host_thread_multiple();
     pthread_mutex_init(&w->epoch_lock, NULL);
+    w->map_user = a->map_user && rmaib_config.map_user_memory;
     w->peers = calloc((size_t) p, sizeof *w->peers);
     w->start_state = calloc((size_t) p, 1);
     w->pscw = calloc((size_t) p, sizeof *w->pscw);

@@ -2,7 +2,9 @@
 librmaib_core_la_SOURCES += \
 	src/transport/transport.h \
 	src/transport/transport.c \
-	src/transport/shm.c
+	src/transport/shm.c \
+	src/transport/umem.h \
+	src/transport/umem.c
 
 # The ofi backend, when configure found libfabric (pkg-config libfabric): built
 # against its headers, but not linked to it; loader.c opens it at the first window

@@ -6,7 +6,9 @@
  * all local ranks and, for MPI_Win_allocate and MPI_Win_allocate_shared, their
  * window memory, so Put and Get to a local peer are memcpy and control-word atomics
  * are CPU atomics.  Memory the user brought (MPI_Win_create, dynamic windows) is
- * reached with process_vm_readv/writev, without the target's help.
+ * reached with process_vm_readv/writev, without the target's help, except the
+ * whole pages of MPI_Win_create regions that umem.c could move into a memfd: the
+ * peers map that as they map the segment.
  *
  * The segment has no name: the leader makes it with memfd_create and the others
  * open it as /proc/LEADER/fd/N, so a rank killed at any point of the window's
@@ -32,20 +34,33 @@
 #include "base/atomic_cpu.h"
 #include "base/config.h"
 #include "base/ptracer.h"
+#include "umem.h"
 
 typedef struct shm_peer {
     char *ctrl;         /* peer's control block, mapped */
-    int direct;         /* data reachable with loads and stores at dbase + offset */
-    uintptr_t dbase;
-    pid_t pid;          /* otherwise process_vm_* into pid at va + offset */
+    uintptr_t dbase;    /* data at offsets [dlo, dhi) reachable at dbase + offset */
+    uint64_t dlo, dhi;
+    pid_t pid;          /* elsewhere process_vm_* into pid at va + offset */
     uint64_t va;
+    /* Offsets where accumulates are CPU atomics: the same on every local rank. */
+    uint64_t alo, ahi;
+    void *umap;         /* the peer's user memory mapped here (umap_len bytes) */
+    size_t umap_len;
 } shm_peer_t;
 
 typedef struct shm_win {
     void *seg;
     size_t seg_size;
+    rmaib_umem_t *umem; /* our own user memory, moved into a memfd */
+    rmaib_umem_hold_t *hold;    /* MPI_Win_create: our region, moved or not */
     shm_peer_t peers[];
 } shm_win_t;
+
+/* Is [roff, roff + len) of the peer's data reachable with loads and stores? */
+static inline int shm_direct(const shm_peer_t *sp, uint64_t roff, size_t len)
+{
+    return roff >= sp->dlo && roff <= sp->dhi && len <= sp->dhi - roff;
+}
 
 #define SHM_NAME_LEN 48
 
@@ -234,11 +249,15 @@ static void shm_fill_peers(rmaib_win_t *w, shm_win_t *s, const size_t *data_off,
             continue;
         sp->ctrl = (char *) s->seg + (uintptr_t) sp->ctrl;
         sp->pid = w->peers[r].pid;
+        sp->dlo = sp->alo = 1;  /* empty ranges, until set */
+        sp->dhi = sp->ahi = 0;
         if (has_data) {
-            sp->direct = 1;
+            sp->dlo = sp->alo = 0;
+            sp->dhi = sp->ahi = UINT64_MAX;
             sp->dbase = (uintptr_t) s->seg + data_off[r];
         } else if (r == w->rank) {
-            sp->direct = 1;     /* own memory: dynamic offsets are addresses */
+            sp->dlo = 0;        /* own memory: dynamic offsets are addresses */
+            sp->dhi = UINT64_MAX;
             sp->dbase = w->flavor == RMAIB_FLAVOR_DYNAMIC ? 0 : (uintptr_t) w->base;
         } else {
             sp->va = w->flavor == RMAIB_FLAVOR_DYNAMIC ? 0 : w->peers[r].base;
@@ -256,6 +275,116 @@ static void shm_fill_peers(rmaib_win_t *w, shm_win_t *s, const size_t *data_off,
             if (w->peers[r].node == w->mynode)
                 w->peers[r].base = s->peers[r].dbase;
     }
+}
+
+enum { UMEM_NONE, UMEM_MAPPED, UMEM_REFUSED };
+
+typedef struct umem_hello {
+    int32_t state;      /* UMEM_* */
+    uint64_t lo, hi;    /* the moved pages, as window offsets */
+    char name[SHM_NAME_LEN];    /* the memfd, "/proc/PID/fd/N" */
+} umem_hello_t;
+
+/* Our pages back to private memory, the peers' unmapped, every range as before. */
+static void umem_undo(rmaib_win_t *w, shm_win_t *s)
+{
+    for (int r = 0; r < w->nranks; r++) {
+        shm_peer_t *sp = &s->peers[r];
+        if (sp->umap) {
+            munmap(sp->umap, sp->umap_len);
+            sp->umap = NULL;
+            sp->dlo = 1;
+            sp->dhi = 0;
+        }
+        sp->alo = 1;
+        sp->ahi = 0;
+    }
+    rmaib_umem_unmap(s->umem);
+    s->umem = NULL;
+}
+
+/* Map a local peer's moved pages here; RMAIB_OK or RMAIB_ERR_NO_MEM. */
+static int umem_map_peer(shm_peer_t *sp, const umem_hello_t *h)
+{
+    size_t len = (size_t) (h->hi - h->lo);
+    int fd = open(h->name, O_RDWR | O_CLOEXEC);
+    void *m = fd < 0 ? MAP_FAILED : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (fd >= 0)
+        close(fd);
+    if (m == MAP_FAILED) {
+        if (rmaib_config.verbose)
+            rmaib_host_say("rmaib: cannot map a peer's window memory (%s): %s; it stays on "
+                           "process_vm", h->name, strerror(errno));
+        return RMAIB_ERR_NO_MEM;
+    }
+    sp->umap = m;
+    sp->umap_len = len;
+    return RMAIB_OK;
+}
+
+/* MPI_Win_create: move the whole pages of our region into a memfd and map those of
+ * the local peers.  All or nothing per node (one rank refusing, or told not to, keeps
+ * the node on process_vm_*), so every origin, the owner included, sees the same
+ * ranges and takes the same accumulate path on each element; every rank agrees
+ * before any range is used.  Failing to map is no error: process_vm_* still works. */
+static int umem_setup(rmaib_win_t *w, shm_win_t *s)
+{
+    int p = w->nranks, local = 0, node_ok = 1, fd = -1;
+    umem_hello_t mine = { .state = UMEM_NONE }, small[RMAIB_SMALL_GROUP], *all = small;
+    char why[200] = "";
+    if (w->nnodes == p)         /* no rank shares a node: every rank skips alike */
+        return RMAIB_OK;
+    if (p > RMAIB_SMALL_GROUP)
+        all = malloc(sizeof *all * (size_t) p);
+    int rc = p > RMAIB_SMALL_GROUP ? agree(w, all ? RMAIB_OK : RMAIB_ERR_NO_MEM) : RMAIB_OK;
+    if (rc != RMAIB_OK) {
+        free(all);
+        return RMAIB_OK;
+    }
+    for (int r = 0; r < p; r++)         /* (RMAIB_TRANSPORT=ofi: none) */
+        local += w->peers[r].node == w->mynode && w->peers[r].tp == &rmaib_shm_ops;
+    if (!w->map_user) {
+        mine.state = UMEM_REFUSED;
+    } else if (local > 1) {
+        s->umem = rmaib_umem_map(w->base, w->size, &mine.lo, &mine.hi, &fd, why, sizeof why);
+        mine.state = s->umem ? UMEM_MAPPED : why[0] ? UMEM_REFUSED : UMEM_NONE;
+        if (s->umem)
+            snprintf(mine.name, sizeof mine.name, "/proc/%d/fd/%d", (int) getpid(), fd);
+        else if (why[0] && rmaib_config.verbose)
+            rmaib_host_say("rmaib: MPI_Win_create memory at %p (%zu bytes) stays on "
+                           "process_vm: %s", w->base, w->size, why);
+    }
+    rc = rmaib_host_allgather(w->hcomm, &mine, all, sizeof mine);
+    for (int r = 0; rc == RMAIB_OK && r < p; r++)
+        if (w->peers[r].node == w->mynode && all[r].state == UMEM_REFUSED)
+            node_ok = 0;
+    int st = RMAIB_OK;
+    for (int r = 0; rc == RMAIB_OK && node_ok && st == RMAIB_OK && r < p; r++)
+        if (r != w->rank && w->peers[r].node == w->mynode && all[r].state == UMEM_MAPPED)
+            st = umem_map_peer(&s->peers[r], &all[r]);
+    if (rc == RMAIB_OK)
+        rc = agree(w, st);      /* also "all have mapped it": the memfd may close */
+    if (rc != RMAIB_OK || !node_ok) {
+        umem_undo(w, s);
+        goto fn_exit;
+    }
+    rmaib_umem_published(s->umem);
+    for (int r = 0; r < p; r++) {
+        shm_peer_t *sp = &s->peers[r];
+        if (w->peers[r].node != w->mynode || all[r].state != UMEM_MAPPED)
+            continue;
+        sp->alo = all[r].lo;
+        sp->ahi = all[r].hi;
+        if (r != w->rank) {
+            sp->dbase = (uintptr_t) sp->umap - all[r].lo;
+            sp->dlo = all[r].lo;
+            sp->dhi = all[r].hi;
+        }
+    }
+  fn_exit:
+    if (all != small)
+        free(all);
+    return RMAIB_OK;
 }
 
 static int shm_win_init(rmaib_win_t *w)
@@ -296,6 +425,11 @@ static int shm_win_init(rmaib_win_t *w)
     if (ptracer)
         cma_allow_peers(w, hellos, hello.anc);
     w->shm = s;
+    if (w->flavor == RMAIB_FLAVOR_CREATE) {
+        umem_setup(w, s);
+        if (w->size)    /* after: a window's own region is no obstacle to it */
+            s->hold = rmaib_umem_hold(w->base, w->size);
+    }
     free(data_off);
     if (hellos != small)
         free(hellos);
@@ -316,6 +450,9 @@ static void shm_win_fini(rmaib_win_t *w)
         return;
     for (int r = 0; r < w->nranks; r++)
         w->peers[r].ctrl_mapped = NULL;
+    umem_undo(w, s);
+    if (s->hold)
+        rmaib_umem_unhold(s->hold);
     munmap(s->seg, s->seg_size);
     free(s);
     w->shm = NULL;
@@ -369,40 +506,42 @@ int rmaib_shm_pvm(int pid, int write, struct iovec *l, size_t nl, struct iovec *
     return RMAIB_OK;
 }
 
+/* Segments in the peer's mapped range are copied here; the others (the edges of a
+ * user region that are not whole pages, or all of one that stayed where it was) go
+ * out in batches of process_vm_*.  Nothing orders the segments of one call. */
 static int shm_xferv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t n, int write)
 {
     shm_peer_t *sp = w->peers[peer].tpp;
-    if (sp->direct) {
-        for (size_t i = 0; i < n; i++) {
+    enum { BATCH = 256 };
+    struct iovec l[BATCH], r[BATCH];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (shm_direct(sp, segs[i].roff, segs[i].len)) {
             char *remote = (char *) (sp->dbase + segs[i].roff);
             if (write)
                 memcpy(remote, segs[i].laddr, segs[i].len);
             else
                 memcpy(segs[i].laddr, remote, segs[i].len);
+            continue;
         }
-        return RMAIB_OK;
-    }
-    enum { BATCH = 256 };
-    struct iovec l[BATCH], r[BATCH];
-    for (size_t i = 0; i < n; i += BATCH) {
-        size_t k = n - i < BATCH ? n - i : BATCH;
-        for (size_t j = 0; j < k; j++) {
-            l[j].iov_base = segs[i + j].laddr;
-            l[j].iov_len = segs[i + j].len;
-            r[j].iov_base = (void *) (uintptr_t) (sp->va + segs[i + j].roff);
-            r[j].iov_len = segs[i + j].len;
+        l[k].iov_base = segs[i].laddr;
+        l[k].iov_len = segs[i].len;
+        r[k].iov_base = (void *) (uintptr_t) (sp->va + segs[i].roff);
+        r[k].iov_len = segs[i].len;
+        if (++k == BATCH || i + 1 == n) {
+            int rc = rmaib_shm_pvm(sp->pid, write, l, k, r, k);
+            if (rc != RMAIB_OK)
+                return rc;
+            k = 0;
         }
-        int rc = rmaib_shm_pvm(sp->pid, write, l, k, r, k);
-        if (rc != RMAIB_OK)
-            return rc;
     }
-    return RMAIB_OK;
+    return k ? rmaib_shm_pvm(sp->pid, write, l, k, r, k) : RMAIB_OK;
 }
 
 static int shm_put(rmaib_win_t *w, int peer, uint64_t roff, const void *src, size_t len)
 {
     shm_peer_t *sp = w->peers[peer].tpp;
-    if (sp->direct) {
+    if (shm_direct(sp, roff, len)) {
         memcpy((char *) (sp->dbase + roff), src, len);
         return RMAIB_OK;
     }
@@ -413,7 +552,7 @@ static int shm_put(rmaib_win_t *w, int peer, uint64_t roff, const void *src, siz
 static int shm_get(rmaib_win_t *w, int peer, uint64_t roff, void *dst, size_t len)
 {
     shm_peer_t *sp = w->peers[peer].tpp;
-    if (sp->direct) {
+    if (shm_direct(sp, roff, len)) {
         memcpy(dst, (char *) (sp->dbase + roff), len);
         return RMAIB_OK;
     }
@@ -450,16 +589,32 @@ static int shm_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_t value)
     return RMAIB_OK;
 }
 
-/* Native only on window memory every local rank has mapped (allocated windows);
- * memory the user brought is reached by process_vm_*, which is not atomic, so every
- * origin, the owner included, takes the locked path there. */
+/* Native only on window memory every local rank has mapped (allocated windows, the
+ * moved pages of user memory); elsewhere memory is reached by process_vm_*, which is
+ * not atomic, so every origin, the owner included, takes the locked path there. */
 static int shm_acc_native(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b, rmaib_op_t op)
 {
     shm_win_t *s = w->shm;
-    if (w->flavor != RMAIB_FLAVOR_ALLOCATE && w->flavor != RMAIB_FLAVOR_SHARED)
+    const shm_peer_t *sp = &s->peers[peer];
+    if (!(roff >= sp->alo && roff <= sp->ahi && rmaib_basic_size(b) <= sp->ahi - roff))
         return 0;
     return rmaib_cpu_atomic_supported(b, op)
-        && rmaib_cpu_atomic_aligned(b, (void *) (s->peers[peer].dbase + roff));
+        && rmaib_cpu_atomic_aligned(b, (void *) (sp->dbase + roff));
+}
+
+/* The answer changes only where the mapped range starts or ends; an element across
+ * that edge is misaligned, so it gets the same answer as its run. */
+static size_t shm_acc_native_span(rmaib_win_t *w, int peer, uint64_t roff, size_t len,
+                                  rmaib_basic_t b)
+{
+    const shm_peer_t *sp = &((shm_win_t *) w->shm)->peers[peer];
+    if (sp->alo >= sp->ahi || (sp->alo == 0 && sp->ahi == UINT64_MAX))
+        return len;
+    uint64_t edge = roff < sp->alo ? sp->alo : roff < sp->ahi ? sp->ahi : UINT64_MAX;
+    if (edge - roff >= len)
+        return len;
+    size_t es = rmaib_basic_size(b), k = (size_t) (edge - roff + es - 1) / es * es;
+    return k < len ? k : len;
 }
 
 static int shm_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
@@ -515,6 +670,7 @@ const rmaib_tp_ops_t rmaib_shm_ops = {
     .ctrl_atomic = shm_ctrl_atomic,
     .ctrl_store = shm_ctrl_store,
     .acc_native = shm_acc_native,
+    .acc_native_span = shm_acc_native_span,
     .data_atomic = shm_data_atomic,
     .data_cas = shm_data_cas,
     .ctrl_read = shm_ctrl_read,

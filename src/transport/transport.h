@@ -101,6 +101,11 @@ typedef struct rmaib_tp_ops {
      * data_atomic: n consecutive elements, each atomic; fetch (if not NULL) gets the
      * old values.  data_cas: one element of size bytes, compared bitwise. */
     int (*acc_native)(rmaib_win_t *win, int peer, uint64_t roff, rmaib_basic_t b, rmaib_op_t op);
+    /* Optional (NULL: all of them).  How many of the len bytes at roff (whole
+     * elements of b) get acc_native's answer for the element at roff: a run of
+     * elements may cross the edge of the memory where the answer is yes. */
+    size_t (*acc_native_span)(rmaib_win_t *win, int peer, uint64_t roff, size_t len,
+                              rmaib_basic_t b);
     int (*data_atomic)(rmaib_win_t *win, int peer, uint64_t roff, rmaib_basic_t b, rmaib_op_t op,
                        const void *operand, void *fetch, size_t n);
     int (*data_cas)(rmaib_win_t *win, int peer, uint64_t roff, size_t size, const void *compare,

@@ -42,3 +42,8 @@ void rmaib_mpi_win_info(MPI_Info info, int *lock_alg, int *noncontig, int *max_n
     else if (info_flag(info, MPIX_RMAIB_INFO_LOCK, MPIX_RMAIB_LOCK_TAS))
         *lock_alg = RMAIB_LOCKALG_TAS;
 }
+
+int rmaib_mpi_win_info_map_user(MPI_Info info)
+{
+    return info == MPI_INFO_NULL || !info_flag(info, MPIX_RMAIB_INFO_MAP_USER_MEMORY, "false");
+}

@@ -13,4 +13,8 @@
  * default; hints that make no sense are ignored).  MPI_INFO_NULL asks nothing. */
 void rmaib_mpi_win_info(MPI_Info info, int *lock_alg, int *noncontig, int *max_notify);
 
+/* May MPI_Win_create move the window's pages into shared memory?  Yes unless info
+ * says rmaib_map_user_memory=false (RMAIB_MAP_USER_MEMORY=0 says no to all). */
+int rmaib_mpi_win_info_map_user(MPI_Info info);
+
 #endif

@@ -126,6 +126,7 @@ static int create_core(rmaib_mpi_win_t *bw, int flavor, MPI_Aint size, int disp_
     };
     (void) rmaib_mpi_notify_class();   /* the same value on every process */
     rmaib_mpi_win_info(info, &a.lock_alg, &a.noncontig, &a.max_notify);
+    a.map_user = rmaib_mpi_win_info_map_user(info);
 
     int rerr = rmaib_win_create(&a, &bw->core);
     return rerr == RMAIB_OK ? MPI_SUCCESS : rmaib_mpi_code(rerr);
