@@ -9,7 +9,6 @@
 # found Open MPI 4.x); skipped otherwise.
 set -u
 top_builddir=${RMAIB_TOP_BUILDDIR:-$(pwd)}
-top_srcdir=${RMAIB_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $1"; [ -f "$2" ] && tail -n 15 "$2" | sed 's/^/# /'; }
@@ -57,9 +56,12 @@ int main(int argc, char **argv)
     return bad;
 }
 EOC
-"$mpicc" "$tmp/prog.c" -o "$tmp/prog-mpich" > "$tmp/build.log" 2>&1 &&
-    "$ompicc" "$tmp/prog.c" -o "$tmp/prog-ompi" >> "$tmp/build.log" 2>&1 ||
-    { echo "1..1"; not_ok "the program builds with both hosts' mpicc" "$tmp/build.log"; exit 1; }
+if ! "$mpicc" "$tmp/prog.c" -o "$tmp/prog-mpich" > "$tmp/build.log" 2>&1 ||
+    ! "$ompicc" "$tmp/prog.c" -o "$tmp/prog-ompi" >> "$tmp/build.log" 2>&1; then
+    echo "1..1"
+    not_ok "the program builds with both hosts' mpicc" "$tmp/build.log"
+    exit 1
+fi
 oflags="--oversubscribe"
 [ "$(id -u)" -eq 0 ] && oflags="$oflags --allow-run-as-root"
 
@@ -69,26 +71,27 @@ run() {
     RMAIB_TRANSPORT=shm timeout -k 5 60 "$@" > "$tmp/$name.log" 2>&1
     st=$?
 }
+# refused NAME LINE CRASH DESC: the job of run NAME ended with an error (not a
+# timeout), its output has LINE and nothing matching CRASH.
+refused() {
+    if [ $st -ne 0 ] && [ $st -ne 124 ] && [ $st -ne 137 ] && grep -q "$2" "$tmp/$1.log" &&
+        ! grep -qi "$3" "$tmp/$1.log"; then
+        ok "$4"
+    else
+        not_ok "$4 (status $st)" "$tmp/$1.log"
+    fi
+}
 for mode in 0 1; do
     what=$([ $mode = 0 ] && echo "collective" || echo "window")
-    # shellcheck disable=SC2086
     run mpich$mode "$mpiexec" -n 2 env LD_PRELOAD="$lib/librmaib-ompi.so" "$tmp/prog-mpich" $mode
-    if [ $st -ne 0 ] && [ $st -ne 124 ] && [ $st -ne 137 ] &&
-        grep -q 'librmaib-ompi was built for Open MPI 4.x but this program runs on "MPICH' "$tmp/mpich$mode.log" &&
-        ! grep -qi 'segmentation\|fatal error in' "$tmp/mpich$mode.log"; then
-        ok "an MPICH program preloading librmaib-ompi is refused at its first $what, naming both"
-    else
-        not_ok "an MPICH program preloading librmaib-ompi is refused at its first $what, naming both (status $st)" "$tmp/mpich$mode.log"
-    fi
+    refused mpich$mode 'librmaib-ompi was built for Open MPI 4.x but this program runs on "MPICH' \
+        'segmentation\|fatal error in' \
+        "an MPICH program preloading librmaib-ompi is refused at its first $what, naming both"
     # shellcheck disable=SC2086
     run ompi$mode "$ompiexec" $oflags -n 2 -x LD_PRELOAD="$lib/librmaib-mpi.so" "$tmp/prog-ompi" $mode
-    if [ $st -ne 0 ] && [ $st -ne 124 ] && [ $st -ne 137 ] &&
-        grep -q 'librmaib-mpi was built for MPICH but this program runs on "Open MPI' "$tmp/ompi$mode.log" &&
-        ! grep -qi 'segmentation\|an error occurred in' "$tmp/ompi$mode.log"; then
-        ok "an Open MPI program preloading librmaib-mpi is refused at its first $what, naming both"
-    else
-        not_ok "an Open MPI program preloading librmaib-mpi is refused at its first $what, naming both (status $st)" "$tmp/ompi$mode.log"
-    fi
+    refused ompi$mode 'librmaib-mpi was built for MPICH but this program runs on "Open MPI' \
+        'segmentation\|an error occurred in' \
+        "an Open MPI program preloading librmaib-mpi is refused at its first $what, naming both"
 done
 # shellcheck disable=SC2086
 run right-ompi env RMAIB_VERBOSE=1 "$ompiexec" $oflags -n 2 -x LD_PRELOAD="$lib/librmaib-ompi.so" "$tmp/prog-ompi" 0
