@@ -219,6 +219,11 @@ int rmaib_win_free(rmaib_win_t *w)
     int rc = rmaib_quiesce(w);
     rc = rmaib_first_error(rc, rmaib_host_barrier(w->hcomm));
     rmaib_transport_win_fini(w);
+    /* A Win_create window's pages go back to private memory in fini (shm.c), a copy:
+     * a peer out of its free first could write them through another window over
+     * the same memory meanwhile, into pages about to be replaced. */
+    if (w->flavor == RMAIB_FLAVOR_CREATE)
+        rc = rmaib_first_error(rc, rmaib_host_barrier(w->hcomm));
     win_delete(w);
     return rc;
 }
