@@ -118,7 +118,8 @@ for job in $jobs; do
         nfail=$(grep -c fail "$f")
         col() { grep -v fail "$f" | awk -v c="$1" '{ print $c }' | median; }
         w=$(col 3); [ "$job" = none ] && w=-
-        echo "| $job | $sys | $(col 1) | $(col 2) | $w |${nfail/#0/}"
+        failed=; [ "$nfail" -gt 0 ] && failed=" ($nfail of $reps runs failed)"
+        echo "| $job | $sys | $(col 1) | $(col 2) | $w$failed |"
     done
 done
 echo
