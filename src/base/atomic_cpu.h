@@ -1,6 +1,7 @@
 /*
- * CPU atomics on shared memory: the accumulate family's hardware fast path within
- * a node.  MPI-free.
+ * CPU atomics on window memory: how the ofi mailbox applies a peer's accumulate
+ * at the target, element by element (within a node shm_acc.c takes stripe locks
+ * instead; its native types are these).  MPI-free.
  *
  * Support is all-or-nothing per basic type: when (b, REPLACE) is supported, so is
  * every op rmaib_reduce_valid allows on b.  The caller therefore never sends one

@@ -2,7 +2,9 @@
 librmaib_core_la_SOURCES += \
 	src/transport/transport.h \
 	src/transport/transport.c \
+	src/transport/shm_impl.h \
 	src/transport/shm.c \
+	src/transport/shm_acc.c \
 	src/transport/umem.h \
 	src/transport/umem.c
 

@@ -35,32 +35,7 @@
 #include "base/config.h"
 #include "base/ptracer.h"
 #include "umem.h"
-
-typedef struct shm_peer {
-    char *ctrl;         /* peer's control block, mapped */
-    uintptr_t dbase;    /* data at offsets [dlo, dhi) reachable at dbase + offset */
-    uint64_t dlo, dhi;
-    pid_t pid;          /* elsewhere process_vm_* into pid at va + offset */
-    uint64_t va;
-    /* Offsets where accumulates are CPU atomics: the same on every local rank. */
-    uint64_t alo, ahi;
-    void *umap;         /* the peer's user memory mapped here (umap_len bytes) */
-    size_t umap_len;
-} shm_peer_t;
-
-typedef struct shm_win {
-    void *seg;
-    size_t seg_size;
-    rmaib_umem_t *umem; /* our own user memory, moved into a memfd */
-    rmaib_umem_hold_t *hold;    /* MPI_Win_create: our region, moved or not */
-    shm_peer_t peers[];
-} shm_win_t;
-
-/* Is [roff, roff + len) of the peer's data reachable with loads and stores? */
-static inline int shm_direct(const shm_peer_t *sp, uint64_t roff, size_t len)
-{
-    return roff >= sp->dlo && roff <= sp->dhi && len <= sp->dhi - roff;
-}
+#include "shm_impl.h"
 
 #define SHM_NAME_LEN 48
 
@@ -86,8 +61,8 @@ static int agree(rmaib_win_t *w, int mine)
 /* Layout: the local control blocks, then (page-aligned) the local window memory.
  * Shared windows are contiguous by default: rank r+1's memory starts right after
  * rank r's.  Otherwise each part starts on its own cache line or page.  Control
- * blocks get their offsets in s->peers[r].ctrl (fixed up after mmap), data in
- * data_off[r]; returns the node's lowest rank, which creates the segment. */
+ * blocks, each followed by its accumulate stripes (shm_acc.c), get their offsets
+ * in s->peers[r].ctrl (fixed up after mmap), data in data_off[r]; returns the node's lowest rank, which creates the segment. */
 static int shm_layout(rmaib_win_t *w, shm_win_t *s, size_t *data_off, int has_data)
 {
     int p = w->nranks, leader = -1;
@@ -97,7 +72,7 @@ static int shm_layout(rmaib_win_t *w, shm_win_t *s, size_t *data_off, int has_da
             if (leader < 0)
                 leader = r;
             s->peers[r].ctrl = (char *) off;   /* fixed up after mmap */
-            off += rmaib_ctrl_size(p, w->notify_max);
+            off += rmaib_ctrl_size(p, w->notify_max) + SHM_ACC_STRIPES_SIZE;
         }
     off = align_up(off, 4096);
     for (int r = 0; has_data && r < p; r++)
@@ -248,6 +223,7 @@ static void shm_fill_peers(rmaib_win_t *w, shm_win_t *s, const size_t *data_off,
         if (w->peers[r].node != w->mynode)
             continue;
         sp->ctrl = (char *) s->seg + (uintptr_t) sp->ctrl;
+        sp->stripes = sp->ctrl + rmaib_ctrl_size(w->nranks, w->notify_max);
         sp->pid = w->peers[r].pid;
         sp->dlo = sp->alo = 1;  /* empty ranges, until set */
         sp->dhi = sp->ahi = 0;
@@ -589,50 +565,6 @@ static int shm_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_t value)
     return RMAIB_OK;
 }
 
-/* Native only on window memory every local rank has mapped (allocated windows, the
- * moved pages of user memory); elsewhere memory is reached by process_vm_*, which is
- * not atomic, so every origin, the owner included, takes the locked path there. */
-static int shm_acc_native(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b, rmaib_op_t op)
-{
-    shm_win_t *s = w->shm;
-    const shm_peer_t *sp = &s->peers[peer];
-    if (!(roff >= sp->alo && roff <= sp->ahi && rmaib_basic_size(b) <= sp->ahi - roff))
-        return 0;
-    return rmaib_cpu_atomic_supported(b, op)
-        && rmaib_cpu_atomic_aligned(b, (void *) (sp->dbase + roff));
-}
-
-/* The answer changes only where the mapped range starts or ends; an element across
- * that edge is misaligned, so it gets the same answer as its run. */
-static size_t shm_acc_native_span(rmaib_win_t *w, int peer, uint64_t roff, size_t len,
-                                  rmaib_basic_t b)
-{
-    const shm_peer_t *sp = &((shm_win_t *) w->shm)->peers[peer];
-    if (sp->alo >= sp->ahi || (sp->alo == 0 && sp->ahi == UINT64_MAX))
-        return len;
-    uint64_t edge = roff < sp->alo ? sp->alo : roff < sp->ahi ? sp->ahi : UINT64_MAX;
-    if (edge - roff >= len)
-        return len;
-    size_t es = rmaib_basic_size(b), k = (size_t) (edge - roff + es - 1) / es * es;
-    return k < len ? k : len;
-}
-
-static int shm_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
-                           rmaib_op_t op, const void *operand, void *fetch, size_t n)
-{
-    shm_win_t *s = w->shm;
-    rmaib_cpu_atomic_n(b, op, (void *) (s->peers[peer].dbase + roff), operand, fetch, n);
-    return RMAIB_OK;
-}
-
-static int shm_data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
-                        const void *compare, const void *swap, void *result)
-{
-    shm_win_t *s = w->shm;
-    rmaib_cpu_cas(size, (void *) (s->peers[peer].dbase + roff), compare, swap, result);
-    return RMAIB_OK;
-}
-
 static int shm_ctrl_read(rmaib_win_t *w, int peer, size_t off, void *dst, size_t len)
 {
     shm_win_t *s = w->shm;
@@ -669,10 +601,10 @@ const rmaib_tp_ops_t rmaib_shm_ops = {
     .getv = shm_getv,
     .ctrl_atomic = shm_ctrl_atomic,
     .ctrl_store = shm_ctrl_store,
-    .acc_native = shm_acc_native,
-    .acc_native_span = shm_acc_native_span,
-    .data_atomic = shm_data_atomic,
-    .data_cas = shm_data_cas,
+    .acc_native = rmaib_shm_acc_native,
+    .acc_native_span = rmaib_shm_acc_native_span,
+    .data_atomic = rmaib_shm_data_atomic,
+    .data_cas = rmaib_shm_data_cas,
     .ctrl_read = shm_ctrl_read,
     .flush = shm_flush,
     .flush_local = shm_flush,

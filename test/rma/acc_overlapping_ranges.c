@@ -8,7 +8,7 @@
  * arrays are known exactly: every rank computes them, reads them back and compares,
  * and the target checks its own memory too.  The window (disp_unit 1) holds one
  * array per case, all updated in the same epochs:
- *  - int32, int64, double: CPU atomics on an allocated window (rmaib's native path);
+ *  - int32, int64, double: rmaib's native path on an allocated window (stripe locks);
  *  - double complex, 16 bytes: the accumulate lock on any window (locked path);
  *  - both paths in one array pair: an int64 array naturally aligned and one 3 bytes
  *    off alignment, each element always reached at its own alignment; a third of the
