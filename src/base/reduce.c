@@ -98,16 +98,54 @@ __attribute__((noinline)) float _Complex rmaib_red_cmulf(float _Complex a, float
 }
 
 /*
- * x = inout[j], y = in[j], inout[j] = (T) (EXPR).  Whole chunks are staged in local
- * arrays: that makes any alignment fine, lets in == inout, and gives the vectorizer
- * unaliased arrays and a constant trip count, which gcc's -O2 cost model requires.
+ * x = inout[j], y = in[j], inout[j] = (T) (EXPR), in chunks of a constant trip
+ * count, which gcc's -O2 cost model requires to vectorize.  Arrays aligned for T that
+ * are the same or apart are worked on in place (no iteration reads what another
+ * writes: the ivdep pragma says so, as restrict on locals does not reach gcc's
+ * vectorizer), chunks first, then one vector's worth at a time; others are staged
+ * through local arrays, which makes any alignment and any overlap fine, at three
+ * copies per chunk.
  */
 #define CHUNK_BYTES 256
+#if defined(__clang__)
+#define RED_IVDEP       /* (clang vectorizes it with a run-time alias check) */
+#else
+#define RED_IVDEP _Pragma("GCC ivdep")
+#endif
+
+static inline int red_in_place(const unsigned char *io, const unsigned char *in, size_t bytes,
+                               size_t align)
+{
+    return (uintptr_t) io % align == 0 && (uintptr_t) in % align == 0
+        && (io == in || io + bytes <= in || in + bytes <= io);
+}
+
 #define RED_LOOP(T, EXPR) do {                                                  \
         enum { K_ = CHUNK_BYTES / sizeof(T) };                                  \
         unsigned char *io_ = inout;                                             \
         const unsigned char *in_ = in;                                          \
         size_t n_ = n;                                                          \
+        if (red_in_place(io_, in_, n_ * sizeof(T), _Alignof(T))) {              \
+            for (; n_ >= K_; n_ -= K_, io_ += sizeof(T[K_]), in_ += sizeof(T[K_])) { \
+                T *d_ = (T *) (void *) io_;                                     \
+                const T *s_ = (const T *) (const void *) in_;                   \
+                RED_IVDEP                                                       \
+                for (int j_ = 0; j_ < K_; j_++) {                               \
+                    T x = d_[j_], y = s_[j_];                                   \
+                    d_[j_] = (T) (EXPR);                                        \
+                }                                                               \
+            }                                                                   \
+            enum { V_ = sizeof(T) < 16 ? 16 / sizeof(T) : 1 };  /* one vector */ \
+            for (; n_ >= V_; n_ -= V_, io_ += sizeof(T[V_]), in_ += sizeof(T[V_])) { \
+                T *d_ = (T *) (void *) io_;                                     \
+                const T *s_ = (const T *) (const void *) in_;                   \
+                RED_IVDEP                                                       \
+                for (int j_ = 0; j_ < V_; j_++) {                               \
+                    T x = d_[j_], y = s_[j_];                                   \
+                    d_[j_] = (T) (EXPR);                                        \
+                }                                                               \
+            }                                                                   \
+        }                                                                       \
         for (; n_ >= K_; n_ -= K_, io_ += sizeof(T[K_]), in_ += sizeof(T[K_])) { \
             T a_[K_], b_[K_];                                                   \
             memcpy(a_, io_, sizeof a_);                                         \
@@ -198,14 +236,9 @@ static inline void store_ld(unsigned char *p, const void *v, size_t parts)
         default: return;                                                        \
         }
 
-void rmaib_reduce(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n)
+static inline __attribute__((always_inline)) void
+reduce_body(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n)
 {
-    if (op == RMAIB_OP_NO_OP || rmaib_reduce_valid(b, op) != RMAIB_OK)
-        return;
-    if (op == RMAIB_OP_REPLACE) {
-        memmove(inout, in, n * rmaib_basic_size_tab[b]);
-        return;
-    }
     switch (b) {
     RMAIB_INTEGER_KINDS(TYPE_INTEGER)
     case RMAIB_BASIC_BOOL:          /* any non-zero byte is true; results are 0 or 1 */
@@ -266,4 +299,31 @@ void rmaib_reduce(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, s
     default:
         return;
     }
+}
+
+/* Twice: once for any x86-64 and once for AVX2, picked at load by the CPU (an
+ * ifunc).  The indirect call costs an element's worth, so short runs take the
+ * plain copy directly. */
+static void reduce_short(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n)
+{
+    reduce_body(b, op, inout, in, n);
+}
+
+__attribute__((target_clones("avx2", "default")))
+static void reduce_long(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n)
+{
+    reduce_body(b, op, inout, in, n);
+}
+
+void rmaib_reduce(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n)
+{
+    if (op == RMAIB_OP_NO_OP || rmaib_reduce_valid(b, op) != RMAIB_OK)
+        return;
+    size_t bytes = n * rmaib_basic_size_tab[b];
+    if (op == RMAIB_OP_REPLACE)
+        memmove(inout, in, bytes);
+    else if (bytes < 256)
+        reduce_short(b, op, inout, in, n);
+    else
+        reduce_long(b, op, inout, in, n);
 }
