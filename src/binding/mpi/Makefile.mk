@@ -18,6 +18,7 @@ binding_sources = \
 	src/binding/mpi/info.h \
 	src/binding/mpi/info.c \
 	src/binding/mpi/win.c \
+	src/binding/mpi/win_hints.c \
 	src/binding/mpi/rma.h \
 	src/binding/mpi/rma.c \
 	src/binding/mpi/sync.c \

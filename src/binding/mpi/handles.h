@@ -33,6 +33,7 @@ typedef struct rmaib_mpi_win {
     int attr_flavor;
     int attr_model;
     int adopted;            /* shadow is the netmod's host window, not rmaib's own */
+    MPI_Info hints;         /* the standard hints in use (win_hints.c) */
 } rmaib_mpi_win_t;
 
 /* The rmaib window behind handle w, or NULL. */
@@ -50,6 +51,11 @@ int rmaib_mpi_win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_
                                MPI_Aint *disp_unit_c, void *baseptr);
 /* MPI_Win_set_info. */
 int rmaib_mpi_win_set_info(MPI_Win win, MPI_Info info);
+/* win_hints.c: record the standard hints of info (at creation, first MPI's
+ * defaults); set them in info_used; free the record. */
+void rmaib_mpi_win_hints_record(rmaib_mpi_win_t *bw, MPI_Info info);
+void rmaib_mpi_win_hints_add(const rmaib_mpi_win_t *bw, MPI_Info info_used);
+void rmaib_mpi_win_hints_free(rmaib_mpi_win_t *bw);
 /* Add the info keys rmaib honours, with bw's values, to info_used. */
 void rmaib_mpi_win_info_keys(const rmaib_mpi_win_t *bw, MPI_Info info_used);
 

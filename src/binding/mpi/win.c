@@ -146,14 +146,21 @@ static int create_shadow(rmaib_mpi_win_t *bw, MPI_Info info, MPI_Win adopt, int 
         bw->shadow = adopt;
         bw->adopted = 1;
     } else {
+        /* A copy of the user's info: MPICH 4.0.2 parses accumulate_ordering with
+         * strtok in place, leaving "rar" of "rar,raw,war,waw" in the object. */
+        MPI_Info copy = MPI_INFO_NULL;
+        if (info != MPI_INFO_NULL && PMPI_Info_dup(info, &copy) != MPI_SUCCESS)
+            copy = MPI_INFO_NULL;
 #ifdef OPEN_MPI
         /* Open MPI 4.1 has no component for a Win_create over MPI_COMM_SELF
          * (MPI_ERR_WIN); osc/sm makes allocated ones. */
         void *unused;
-        rc = PMPI_Win_allocate(0, 1, info, MPI_COMM_SELF, &unused, &bw->shadow);
+        rc = PMPI_Win_allocate(0, 1, copy, MPI_COMM_SELF, &unused, &bw->shadow);
 #else
-        rc = PMPI_Win_create(NULL, 0, 1, info, MPI_COMM_SELF, &bw->shadow);
+        rc = PMPI_Win_create(NULL, 0, 1, copy, MPI_COMM_SELF, &bw->shadow);
 #endif
+        if (copy != MPI_INFO_NULL)
+            PMPI_Info_free(&copy);
     }
     *inserted = rc == MPI_SUCCESS && (rc = rmaib_mpi_win_insert(bw)) == MPI_SUCCESS;
     if (rc != MPI_SUCCESS)
@@ -209,6 +216,7 @@ int rmaib_mpi_win_create(int flavor, MPI_Aint size, MPI_Aint disp_unit, MPI_Info
         bw = &stand_in;
     }
     bw->shadow = MPI_WIN_NULL;
+    bw->hints = MPI_INFO_NULL;
     rc = dup_acquire(comm, &bw->dup, nomem);
     if (rc != MPI_SUCCESS)
         goto fn_fail;
@@ -228,6 +236,8 @@ int rmaib_mpi_win_create(int flavor, MPI_Aint size, MPI_Aint disp_unit, MPI_Info
         goto fn_fail;
 
     set_attrs(bw, flavor);
+    if (!bw->adopted)
+        rmaib_mpi_win_hints_record(bw, info);
     if (baseptr)
         *(void **) baseptr = bw->attr_base;
     *win = bw->shadow;
@@ -246,6 +256,7 @@ int rmaib_mpi_win_create(int flavor, MPI_Aint size, MPI_Aint disp_unit, MPI_Info
             rmaib_win_free(bw->core);
         if (bw->dup)
             dup_release(bw->dup);
+        rmaib_mpi_win_hints_free(bw);
         if (bw != &stand_in)
             free(bw);
     }
@@ -274,6 +285,7 @@ int MPI_Win_free(MPI_Win *win)
     /* runs the user's attribute delete callbacks; an adopted window is the host's */
     int rc = bw->adopted ? MPI_SUCCESS : PMPI_Win_free(&bw->shadow);
     dup_release(bw->dup);
+    rmaib_mpi_win_hints_free(bw);
     free(bw);
     *win = MPI_WIN_NULL;
     return code != MPI_SUCCESS ? code : rc;
@@ -354,7 +366,8 @@ int MPI_Win_get_group(MPI_Win win, MPI_Group *group)
     return rc == MPI_SUCCESS ? rc : rmaib_mpi_win_error(bw, rc);
 }
 
-/* The host's info for the shadow window, plus the keys rmaib itself honours. */
+/* The host's info for the shadow window, plus the keys rmaib itself honours and the
+ * standard hints as rmaib recorded them. */
 int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
     LOOKUP(win, bw);
@@ -362,6 +375,7 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
     if (rc != MPI_SUCCESS)
         return rmaib_mpi_win_error(bw, rc);
     rmaib_mpi_win_info_keys(bw, *info_used);
+    rmaib_mpi_win_hints_add(bw, *info_used);
     return MPI_SUCCESS;
 }
 
@@ -374,6 +388,8 @@ int rmaib_mpi_win_set_info(MPI_Win win, MPI_Info info)
 {
     LOOKUP(win, bw);
     int rc = PMPI_Win_set_info(win, info);
+    if (rc == MPI_SUCCESS && info != MPI_INFO_NULL)
+        rmaib_mpi_win_hints_record(bw, info);
     if (rc != MPI_SUCCESS || !rmaib_config.verbose || info == MPI_INFO_NULL)
         return rc;
     int lock_alg = rmaib_win_lock_alg(bw->core), noncontig, max_notify;
