@@ -120,31 +120,27 @@ static inline int red_in_place(const unsigned char *io, const unsigned char *in,
         && (io == in || io + bytes <= in || in + bytes <= io);
 }
 
+/* RED_LOOP's in-place blocks of B elements, while n_ has them. */
+#define RED_IN_PLACE(T, EXPR, B)                                                \
+        for (; n_ >= B; n_ -= B, io_ += sizeof(T[B]), in_ += sizeof(T[B])) {   \
+            T *d_ = (T *) (void *) io_;                                         \
+            const T *s_ = (const T *) (const void *) in_;                       \
+            RED_IVDEP                                                           \
+            for (int j_ = 0; j_ < B; j_++) {                                    \
+                T x = d_[j_], y = s_[j_];                                       \
+                d_[j_] = (T) (EXPR);                                            \
+            }                                                                   \
+        }
+
 #define RED_LOOP(T, EXPR) do {                                                  \
         enum { K_ = CHUNK_BYTES / sizeof(T) };                                  \
+        enum { V_ = sizeof(T) < 16 ? 16 / sizeof(T) : 1 };  /* one vector */    \
         unsigned char *io_ = inout;                                             \
         const unsigned char *in_ = in;                                          \
         size_t n_ = n;                                                          \
         if (red_in_place(io_, in_, n_ * sizeof(T), _Alignof(T))) {              \
-            for (; n_ >= K_; n_ -= K_, io_ += sizeof(T[K_]), in_ += sizeof(T[K_])) { \
-                T *d_ = (T *) (void *) io_;                                     \
-                const T *s_ = (const T *) (const void *) in_;                   \
-                RED_IVDEP                                                       \
-                for (int j_ = 0; j_ < K_; j_++) {                               \
-                    T x = d_[j_], y = s_[j_];                                   \
-                    d_[j_] = (T) (EXPR);                                        \
-                }                                                               \
-            }                                                                   \
-            enum { V_ = sizeof(T) < 16 ? 16 / sizeof(T) : 1 };  /* one vector */ \
-            for (; n_ >= V_; n_ -= V_, io_ += sizeof(T[V_]), in_ += sizeof(T[V_])) { \
-                T *d_ = (T *) (void *) io_;                                     \
-                const T *s_ = (const T *) (const void *) in_;                   \
-                RED_IVDEP                                                       \
-                for (int j_ = 0; j_ < V_; j_++) {                               \
-                    T x = d_[j_], y = s_[j_];                                   \
-                    d_[j_] = (T) (EXPR);                                        \
-                }                                                               \
-            }                                                                   \
+            RED_IN_PLACE(T, EXPR, K_)                                           \
+            RED_IN_PLACE(T, EXPR, V_)                                           \
         }                                                                       \
         for (; n_ >= K_; n_ -= K_, io_ += sizeof(T[K_]), in_ += sizeof(T[K_])) { \
             T a_[K_], b_[K_];                                                   \
