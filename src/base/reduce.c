@@ -305,7 +305,15 @@ static void reduce_short(rmaib_basic_t b, rmaib_op_t op, void *inout, const void
     reduce_body(b, op, inout, in, n);
 }
 
-__attribute__((target_clones("avx2", "default")))
+/* (Not under TSan: its instrumented ifunc resolver crashes at relocation, before
+ * the runtime is up.) */
+#if defined(__SANITIZE_THREAD__)
+#define RED_CLONES
+#else
+#define RED_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+
+RED_CLONES
 static void reduce_long(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n)
 {
     reduce_body(b, op, inout, in, n);
