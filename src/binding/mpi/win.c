@@ -387,7 +387,14 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 int rmaib_mpi_win_set_info(MPI_Win win, MPI_Info info)
 {
     LOOKUP(win, bw);
-    int rc = PMPI_Win_set_info(win, info);
+    /* the host gets a copy: MPICH 4.0.2 cuts accumulate_ordering at its first comma
+     * in the object it is given (see create_shadow) */
+    MPI_Info copy = MPI_INFO_NULL;
+    if (info != MPI_INFO_NULL && PMPI_Info_dup(info, &copy) != MPI_SUCCESS)
+        return rmaib_mpi_win_error(bw, MPI_ERR_NO_MEM);
+    int rc = PMPI_Win_set_info(win, copy != MPI_INFO_NULL ? copy : info);
+    if (copy != MPI_INFO_NULL)
+        PMPI_Info_free(&copy);
     if (rc == MPI_SUCCESS && info != MPI_INFO_NULL)
         rmaib_mpi_win_hints_record(bw, info);
     if (rc != MPI_SUCCESS || !rmaib_config.verbose || info == MPI_INFO_NULL)
