@@ -138,6 +138,17 @@ static int create_core(rmaib_mpi_win_t *bw, int flavor, MPI_Aint size, int disp_
  * communicators than its peers runs out first.  Every rank learns the worst
  * class, so all fail together and free rmaib's window (a collective call)
  * together; a rank that failed alone had waited in that free for the others. */
+/* What the host is given in place of the user's info: a copy (MPI_INFO_NULL if none
+ * or out of memory), which the caller frees.  MPICH 4.0.2 parses accumulate_ordering
+ * with strtok in the object it is given, leaving "rar" of "rar,raw,war,waw". */
+static MPI_Info host_info(MPI_Info info)
+{
+    MPI_Info copy = MPI_INFO_NULL;
+    if (info != MPI_INFO_NULL && PMPI_Info_dup(info, &copy) != MPI_SUCCESS)
+        copy = MPI_INFO_NULL;
+    return copy;
+}
+
 static int create_shadow(rmaib_mpi_win_t *bw, MPI_Info info, MPI_Win adopt, int *inserted)
 {
     int mine = MPI_SUCCESS, worst = MPI_SUCCESS, rc = MPI_SUCCESS;
@@ -146,11 +157,7 @@ static int create_shadow(rmaib_mpi_win_t *bw, MPI_Info info, MPI_Win adopt, int 
         bw->shadow = adopt;
         bw->adopted = 1;
     } else {
-        /* A copy of the user's info: MPICH 4.0.2 parses accumulate_ordering with
-         * strtok in place, leaving "rar" of "rar,raw,war,waw" in the object. */
-        MPI_Info copy = MPI_INFO_NULL;
-        if (info != MPI_INFO_NULL && PMPI_Info_dup(info, &copy) != MPI_SUCCESS)
-            copy = MPI_INFO_NULL;
+        MPI_Info copy = host_info(info);
 #ifdef OPEN_MPI
         /* Open MPI 4.1 has no component for a Win_create over MPI_COMM_SELF
          * (MPI_ERR_WIN); osc/sm makes allocated ones. */
@@ -387,11 +394,7 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 int rmaib_mpi_win_set_info(MPI_Win win, MPI_Info info)
 {
     LOOKUP(win, bw);
-    /* the host gets a copy: MPICH 4.0.2 cuts accumulate_ordering at its first comma
-     * in the object it is given (see create_shadow) */
-    MPI_Info copy = MPI_INFO_NULL;
-    if (info != MPI_INFO_NULL && PMPI_Info_dup(info, &copy) != MPI_SUCCESS)
-        return rmaib_mpi_win_error(bw, MPI_ERR_NO_MEM);
+    MPI_Info copy = host_info(info);
     int rc = PMPI_Win_set_info(win, copy != MPI_INFO_NULL ? copy : info);
     if (copy != MPI_INFO_NULL)
         PMPI_Info_free(&copy);
