@@ -5,6 +5,7 @@ librmaib_core_la_SOURCES += \
 	src/transport/shm_impl.h \
 	src/transport/shm.c \
 	src/transport/shm_acc.c \
+	src/transport/shm_dyn.c \
 	src/transport/umem.h \
 	src/transport/umem.c
 

@@ -8,7 +8,8 @@
  * are CPU atomics.  Memory the user brought (MPI_Win_create, dynamic windows) is
  * reached with process_vm_readv/writev, without the target's help, except the
  * whole pages of MPI_Win_create regions that umem.c could move into a memfd: the
- * peers map that as they map the segment.
+ * peers map that as they map the segment; and those of dynamic windows' attached
+ * regions, which peers map as they first reach them (shm_dyn.c).
  *
  * The segment has no name: the leader makes it with memfd_create and the others
  * open it as /proc/LEADER/fd/N, so a rank killed at any point of the window's
@@ -72,7 +73,8 @@ static int shm_layout(rmaib_win_t *w, shm_win_t *s, size_t *data_off, int has_da
             if (leader < 0)
                 leader = r;
             s->peers[r].ctrl = (char *) off;   /* fixed up after mmap */
-            off += rmaib_ctrl_size(p, w->notify_max) + SHM_ACC_STRIPES_SIZE;
+            off += rmaib_ctrl_size(p, w->notify_max) + SHM_ACC_STRIPES_SIZE
+                + rmaib_shm_dyn_table_size(w);
         }
     off = align_up(off, 4096);
     for (int r = 0; has_data && r < p; r++)
@@ -224,6 +226,8 @@ static void shm_fill_peers(rmaib_win_t *w, shm_win_t *s, const size_t *data_off,
             continue;
         sp->ctrl = (char *) s->seg + (uintptr_t) sp->ctrl;
         sp->stripes = sp->ctrl + rmaib_ctrl_size(w->nranks, w->notify_max);
+        if (rmaib_shm_dyn_table_size(w))
+            sp->dyn = (shm_dyn_table_t *) (sp->stripes + SHM_ACC_STRIPES_SIZE);
         sp->pid = w->peers[r].pid;
         sp->dlo = sp->alo = 1;  /* empty ranges, until set */
         sp->dhi = sp->ahi = 0;
@@ -377,6 +381,8 @@ static int shm_win_init(rmaib_win_t *w)
         hellos = malloc(sizeof *hellos * (size_t) p);
     if (!s || !data_off || !hellos)
         hello.status = RMAIB_ERR_NO_MEM;
+    else
+        pthread_rwlock_init(&s->dyn_lock, NULL);
     if (w->flavor == RMAIB_FLAVOR_SHARED && w->nnodes > 1)
         hello.status = RMAIB_ERR_RMA_SHARED;   /* every rank sees the same node map */
     if (hello.status == RMAIB_OK)
@@ -412,6 +418,8 @@ static int shm_win_init(rmaib_win_t *w)
     return RMAIB_OK;
 
   fn_fail:
+    if (s)
+        pthread_rwlock_destroy(&s->dyn_lock);
     free(s);
     free(data_off);
     if (hellos != small)
@@ -429,7 +437,9 @@ static void shm_win_fini(rmaib_win_t *w)
     umem_undo(w, s);
     if (s->hold)
         rmaib_umem_unhold(s->hold);
+    rmaib_shm_dyn_fini(w);
     munmap(s->seg, s->seg_size);
+    pthread_rwlock_destroy(&s->dyn_lock);
     free(s);
     w->shm = NULL;
 }
@@ -500,11 +510,13 @@ static int shm_xferv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t n
                 memcpy(segs[i].laddr, remote, segs[i].len);
             continue;
         }
+        if (rmaib_shm_dyn_copy(w, peer, segs[i].roff, segs[i].laddr, segs[i].len, write))
+            continue;
         l[k].iov_base = segs[i].laddr;
         l[k].iov_len = segs[i].len;
         r[k].iov_base = (void *) (uintptr_t) (sp->va + segs[i].roff);
         r[k].iov_len = segs[i].len;
-        if (++k == BATCH || i + 1 == n) {
+        if (++k == BATCH) {
             int rc = rmaib_shm_pvm(sp->pid, write, l, k, r, k);
             if (rc != RMAIB_OK)
                 return rc;
@@ -521,6 +533,8 @@ static int shm_put(rmaib_win_t *w, int peer, uint64_t roff, const void *src, siz
         memcpy((char *) (sp->dbase + roff), src, len);
         return RMAIB_OK;
     }
+    if (rmaib_shm_dyn_copy(w, peer, roff, (void *) src, len, 1))
+        return RMAIB_OK;
     rmaib_seg_t seg = { roff, (void *) src, len };
     return shm_xferv(w, peer, &seg, 1, 1);
 }
@@ -532,6 +546,8 @@ static int shm_get(rmaib_win_t *w, int peer, uint64_t roff, void *dst, size_t le
         memcpy(dst, (char *) (sp->dbase + roff), len);
         return RMAIB_OK;
     }
+    if (rmaib_shm_dyn_copy(w, peer, roff, dst, len, 0))
+        return RMAIB_OK;
     rmaib_seg_t seg = { roff, dst, len };
     return shm_xferv(w, peer, &seg, 1, 0);
 }
@@ -609,4 +625,6 @@ const rmaib_tp_ops_t rmaib_shm_ops = {
     .flush = shm_flush,
     .flush_local = shm_flush,
     .progress = shm_progress,
+    .attach = rmaib_shm_dyn_attach,
+    .detach = rmaib_shm_dyn_detach,
 };

@@ -6,6 +6,7 @@
 #define RMAIB_SHM_IMPL_H_INCLUDED
 
 #include <stdint.h>
+#include <pthread.h>
 #include <sys/types.h>
 #include "rmaib_win.h"
 #include "umem.h"
@@ -15,6 +16,24 @@
  * (roff / SHM_ACC_STRIPE_BYTES) % SHM_ACC_STRIPES. */
 enum { SHM_ACC_STRIPES = 32, SHM_ACC_STRIPE_BYTES = 1024 };
 #define SHM_ACC_STRIPES_SIZE ((size_t) SHM_ACC_STRIPES * RMAIB_CACHELINE)
+
+/* Dynamic windows: each local rank's regions whose whole pages umem.c moved into a
+ * memfd, in the segment after its stripes.  Written by the owner only, under a
+ * generation count that is odd while the table changes (as the attach table). */
+typedef struct shm_dyn_entry {
+    uint64_t lo, hi;            /* the moved pages, addresses in the owner */
+    uint64_t dev, ino;          /* the memfd, checked by whoever opens it */
+    int32_t fd, pad;            /* open in the owner as long as the region is attached */
+} shm_dyn_entry_t;
+
+typedef struct shm_dyn_table {
+    _Alignas(RMAIB_CACHELINE) _Atomic uint64_t gen;
+    uint64_t n;
+    shm_dyn_entry_t e[RMAIB_MAX_ATTACH];
+} shm_dyn_table_t;
+
+typedef struct shm_dyn_map shm_dyn_map_t;     /* a peer's region mapped here */
+typedef struct shm_dyn_own shm_dyn_own_t;     /* a region we attached */
 
 typedef struct shm_peer {
     char *ctrl;         /* peer's control block, mapped */
@@ -27,6 +46,9 @@ typedef struct shm_peer {
     uint64_t alo, ahi;
     void *umap;         /* the peer's user memory mapped here (umap_len bytes) */
     size_t umap_len;
+    shm_dyn_table_t *dyn;       /* dynamic windows: the peer's table of moved regions */
+    shm_dyn_map_t *dmaps;       /* those of them mapped here (or that failed to) */
+    uint64_t dgen;              /* dyn->gen when dmaps was last checked against it */
 } shm_peer_t;
 
 typedef struct shm_win {
@@ -34,6 +56,8 @@ typedef struct shm_win {
     size_t seg_size;
     rmaib_umem_t *umem; /* our own user memory, moved into a memfd */
     rmaib_umem_hold_t *hold;    /* MPI_Win_create: our region, moved or not */
+    shm_dyn_own_t *own;         /* dynamic windows: the regions we attached */
+    pthread_rwlock_t dyn_lock;  /* (mt) dmaps change under it, copies read under it */
     shm_peer_t peers[];
 } shm_win_t;
 
@@ -43,6 +67,17 @@ static inline int shm_direct(const shm_peer_t *sp, uint64_t roff, size_t len)
     return roff >= sp->dlo && roff <= sp->dhi && len <= sp->dhi - roff;
 }
 
+
+/* Dynamic windows (shm_dyn.c): the table's size in the segment (0 for the other
+ * flavors); set up the peers' tables; the owner's attach and detach hooks; copy
+ * [addr, addr + len) of a peer's moved pages (1), or say they are not mapped here (0:
+ * process_vm_* then); let go of everything at the window's free. */
+size_t rmaib_shm_dyn_table_size(const rmaib_win_t *w);
+void rmaib_shm_dyn_init(rmaib_win_t *w);
+int rmaib_shm_dyn_attach(rmaib_win_t *w, void *base, size_t size);
+void rmaib_shm_dyn_detach(rmaib_win_t *w, const void *base);
+int rmaib_shm_dyn_copy(rmaib_win_t *w, int peer, uint64_t addr, void *buf, size_t len, int write);
+void rmaib_shm_dyn_fini(rmaib_win_t *w);
 
 int rmaib_shm_acc_native(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
                          rmaib_op_t op);

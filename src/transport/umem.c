@@ -29,6 +29,7 @@ struct rmaib_umem {
     int fd;             /* the memfd until every peer has mapped it, then -1 */
     int shared;         /* 0 once the memory is private again (a fork's child) */
     unsigned long ino;  /* the memfd's inode, as /proc/self/maps shows it */
+    unsigned long dev;
     struct rmaib_umem *next;
 };
 
@@ -314,7 +315,8 @@ rmaib_umem_t *rmaib_umem_map(void *base, size_t size, uint64_t *lo, uint64_t *hi
         snprintf(why, whylen, "fstat of the memfd failed");
         goto fn_fail;
     }
-    *u = (rmaib_umem_t) { (char *) plo, phi - plo, f, 1, (unsigned long) st.st_ino, NULL };
+    *u = (rmaib_umem_t) { (char *) plo, phi - plo, f, 1, (unsigned long) st.st_ino,
+                          (unsigned long) st.st_dev, NULL };
     pthread_once(&umem_once, umem_init);
     /* Under the lock, so that a fork sees the region either private or listed. */
     pthread_mutex_lock(&umem_lock);
@@ -338,6 +340,12 @@ rmaib_umem_t *rmaib_umem_map(void *base, size_t size, uint64_t *lo, uint64_t *hi
         close(f);
     free(u);
     return NULL;
+}
+
+void rmaib_umem_id(const rmaib_umem_t *u, uint64_t *dev, uint64_t *ino)
+{
+    *dev = u->dev;
+    *ino = u->ino;
 }
 
 void rmaib_umem_published(rmaib_umem_t *u)

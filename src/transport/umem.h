@@ -1,7 +1,8 @@
 /*
- * User memory mapped into shared memory (shm backend, MPI_Win_create windows): the
- * whole pages of a window's region are moved into a memfd mapped at the same address,
- * so local peers map it and reach it with loads and stores.
+ * User memory mapped into shared memory (shm backend: MPI_Win_create windows and the
+ * regions attached to dynamic ones): the whole pages of a region are moved into a
+ * memfd mapped at the same address, so local peers map it and reach it with loads
+ * and stores.
  */
 #ifndef RMAIB_TRANSPORT_UMEM_H_INCLUDED
 #define RMAIB_TRANSPORT_UMEM_H_INCLUDED
@@ -23,6 +24,9 @@ void rmaib_umem_unhold(rmaib_umem_hold_t *h);
  * process may move (why[0] == 0: there is no whole page to map). */
 rmaib_umem_t *rmaib_umem_map(void *base, size_t size, uint64_t *lo, uint64_t *hi, int *fd,
                              char *why, size_t whylen);
+
+/* The memfd's identity: a peer that opens it as /proc/PID/fd/N checks it is this. */
+void rmaib_umem_id(const rmaib_umem_t *u, uint64_t *dev, uint64_t *ino);
 
 /* Every peer has mapped the memfd: it may be closed. */
 void rmaib_umem_published(rmaib_umem_t *u);

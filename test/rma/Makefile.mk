@@ -10,6 +10,7 @@ rma_tests += test/rma/win_allocate
 rma_tests += test/rma/win_allocate_shared
 rma_tests += test/rma/win_dynamic
 rma_tests += test/rma/win_dynamic_adjacent_regions
+rma_tests += test/rma/win_dynamic_mapped
 rma_tests += test/rma/win_size_zero
 rma_tests += test/rma/win_comm_self
 rma_tests += test/rma/win_many
@@ -107,5 +108,5 @@ test_rma_bfs_validate_SOURCES = test/rma/bfs_validate.c examples/bfs/graph.c exa
 check_PROGRAMS += $(rma_tests)
 TESTS += $(rma_tests)
 EXTRA_DIST += test/rma/tap.h test/rma/testlist
-EXTRA_DIST += test/rma/pattern.h test/rma/wait.h test/rma/errcheck.h test/rma/windows.h \
+EXTRA_DIST += test/rma/pages.h test/rma/pattern.h test/rma/wait.h test/rma/errcheck.h test/rma/windows.h \
 	test/rma/dtypes.h test/rma/derived_pairs.h test/rma/notify_windows.h

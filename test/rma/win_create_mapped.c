@@ -24,37 +24,9 @@
 #include <sys/wait.h>
 #include "tap.h"
 #include "pattern.h"
-
-#define PAGE 4096
+#include "pages.h"
 
 static int expect_map;          /* does this run move pages (see main)? */
-
-/* What holds addr: 1 rmaib's memfd, 0 private anonymous memory, -1 anything else. */
-static int mapped_at(const void *addr)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    char line[512];
-    int kind = -1;
-    while (f && fgets(line, sizeof line, f)) {
-        unsigned long s, e;
-        char perms[8], path[256] = "";
-        if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %255[^\n]", &s, &e, perms, path) < 3)
-            continue;
-        if ((uintptr_t) addr < s || (uintptr_t) addr >= e)
-            continue;
-        kind = strstr(path, "memfd:rmaib-umem") ? 1
-            : (!path[0] || strcmp(path, "[heap]") == 0) && perms[3] == 'p' ? 0 : -1;
-        break;
-    }
-    if (f)
-        fclose(f);
-    return kind;
-}
-
-static char *page_up(char *p)
-{
-    return (char *) (((uintptr_t) p + PAGE - 1) / PAGE * PAGE);
-}
 
 /* The rank that puts byte i of an n-byte region. */
 static int owner(size_t i, size_t n, int np)
