@@ -1,5 +1,6 @@
 #!/bin/bash
-# bench/umem_compare.sh: MPI_Win_create against MPI_Win_allocate windows (issue 36),
+# bench/umem_compare.sh: MPI_Win_create and dynamic windows against MPI_Win_allocate
+# windows (issue 36),
 # 2 ranks on this host, the OSU programs of this folder under
 #   rmaib        the MPICH binaries with LD_PRELOAD of the built library
 #   rmaib_pvm    the same with RMAIB_MAP_USER_MEMORY=0 (user memory on process_vm_*)
@@ -67,7 +68,7 @@ echo "# $(date -u '+%F %H:%M') $(hostname), $(nproc) cores for 2 ranks, $reps ro
 data=$scratch/data
 for ((r = 1; r <= reps; r++)); do
     echo "$cases" | while IFS='|' read -r name prog args; do
-        for w in create allocate; do
+        for w in create dynamic allocate; do
             for sys in $systems; do
                 # shellcheck disable=SC2086
                 echo "$name $w $sys $(run "$sys" "$prog" $args -w $w)" >>"$data"
@@ -86,7 +87,7 @@ printf '%-8s %-8s' case window
 for sys in $systems; do printf ' %10s' "$sys"; done
 printf ' %12s\n' "rmaib/best"
 echo "$cases" | while IFS='|' read -r name _; do
-    for w in create allocate; do
+    for w in create dynamic allocate; do
         printf '%-8s %-8s' "$name" "$w"
         best=
         for sys in $systems; do
@@ -100,8 +101,10 @@ echo "$cases" | while IFS='|' read -r name _; do
         m=$(median "$name" "$w" rmaib)
         awk -v a="$m" -v b="$best" 'BEGIN { if (a == "NA" || b == "") print "          NA"; else printf " %12.2f\n", a / b }'
     done
-    awk -v c="$(median "$name" create rmaib)" -v a="$(median "$name" allocate rmaib)" \
-        -v p="$(median "$name" create rmaib_pvm)" -v n="$name" \
-        'BEGIN { if (c != "NA" && a != "NA" && p != "NA")
-                 printf "%-8s rmaib create/allocate %.2f, process_vm/mapped %.2f\n", n, c / a, p / c }'
+    for w in create dynamic; do
+        awk -v c="$(median "$name" $w rmaib)" -v a="$(median "$name" allocate rmaib)" \
+            -v p="$(median "$name" $w rmaib_pvm)" -v n="$name" -v w=$w \
+            'BEGIN { if (c != "NA" && a != "NA" && p != "NA")
+                     printf "%-8s rmaib %s/allocate %.2f, process_vm/mapped %.2f\n", n, w, c / a, p / c }'
+    done
 done
