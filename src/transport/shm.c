@@ -343,12 +343,11 @@ static int umem_setup(rmaib_win_t *w, shm_win_t *s)
         if (r != w->rank && w->peers[r].node == w->mynode && all[r].state == UMEM_MAPPED)
             st = umem_map_peer(&s->peers[r], &all[r]);
     if (rc == RMAIB_OK)
-        rc = agree(w, st);      /* also "all have mapped it": the memfd may close */
+        rc = agree(w, st);
     if (rc != RMAIB_OK || !node_ok) {
         umem_undo(w, s);
         goto fn_exit;
     }
-    rmaib_umem_published(s->umem);
     for (int r = 0; r < p; r++) {
         shm_peer_t *sp = &s->peers[r];
         if (w->peers[r].node != w->mynode || all[r].state != UMEM_MAPPED)

@@ -13,6 +13,7 @@
  * other threads make to the window during the fork may or may not be in it.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -26,14 +27,13 @@
 struct rmaib_umem {
     char *addr;
     size_t len;
-    int fd;             /* the memfd until every peer has mapped it, then -1 */
+    int fd;             /* the memfd (-1 in a fork's child) */
     int shared;         /* 0 once the memory is private again (a fork's child) */
     unsigned long ino;  /* the memfd's inode, as /proc/self/maps shows it */
     unsigned long dev;
     struct rmaib_umem *next;
 };
 
-enum { UMEM_MAX = 64 << 20 };  /* bytes of whole pages moved at most */
 
 struct rmaib_umem_hold {
     uintptr_t lo, hi;
@@ -54,40 +54,135 @@ static int page_is_zero(const char *p, size_t n)
     return 1;
 }
 
-/* Copy len bytes from src to dst, a fresh zero mapping: zero pages are left alone,
- * so memory never touched costs nothing in the copy. */
-static void copy_pages(char *dst, const char *src, size_t len, size_t page)
+/* A run of data to move: from private memory at addr into the memfd at foff (in),
+ * or back (out).  The kernel copies, and the pages the copy fills are made first in
+ * one call, not a fault each (which costs 40 us a page in a VM: 10 s a GiB); pages
+ * of zeros are not written. */
+enum { MOVE_IN, MOVE_MAPPED, MOVE_OUT };
+
+typedef struct move_ctx {
+    char *addr;
+    int fd, stage;      /* MOVE_*: copying in, mapping in place, copying out */
+    off_t foff;
+    size_t page;
+    int failed;
+} move_ctx_t;
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  /* Linux 5.14; older kernels refuse it, and fault */
+#endif
+
+static int io_all(move_ctx_t *c, size_t off, size_t n)
 {
-    for (size_t off = 0; off < len; off += page)
-        if (!page_is_zero(src + off, page))
-            memcpy(dst + off, src + off, page);
+    while (n > 0) {
+        ssize_t k = c->stage == MOVE_IN ? pwrite(c->fd, c->addr + off, n, c->foff + (off_t) off)
+            : pread(c->fd, c->addr + off, n, c->foff + (off_t) off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        off += (size_t) k;
+        n -= (size_t) k;
+    }
+    return 0;
 }
 
-/* Replace [addr, addr + len) by a new mapping (fd >= 0: of the memfd, shared; else
- * private anonymous) holding the same bytes.  0, or -1 with the old mapping intact.
+static void move_run(move_ctx_t *c, size_t off, size_t n)
+{
+    if (c->stage != MOVE_IN) {
+        (void) madvise(c->addr + off, n, MADV_POPULATE_WRITE);
+        if (c->stage == MOVE_OUT)
+            c->failed |= io_all(c, off, n);
+        return;
+    }
+    (void) fallocate(c->fd, 0, c->foff + (off_t) off, (off_t) n);
+    for (size_t p = off, first = off; p <= off + n; p += c->page) {
+        if (p < off + n && !page_is_zero(c->addr + p, c->page))
+            continue;
+        if (p > first)
+            c->failed |= io_all(c, first, p - first);
+        first = p + c->page;
+    }
+}
+
+/* Pass to move_run the runs of [addr, addr + len) that hold data, so that memory
+ * never touched costs nothing: copying in, the pages this process has touched
+ * (present or swapped in /proc/self/pagemap); else the memfd's data extents
+ * (SEEK_DATA), which hold the pages only peers wrote too.  All of it where neither
+ * answers.  Only system calls a fork's child may make. */
+static void data_runs(size_t len, move_ctx_t *c)
+{
+    size_t page = c->page;
+    if (c->stage != MOVE_IN) {
+        off_t end = c->foff + (off_t) len, d = c->foff, h;
+        while (d < end && (d = lseek(c->fd, d, SEEK_DATA)) >= 0 && d < end) {
+            h = lseek(c->fd, d, SEEK_HOLE);
+            if (h < 0 || h > end)
+                h = end;
+            move_run(c, (size_t) (d - c->foff), (size_t) (h - d));
+            d = h;
+        }
+        if (d < 0 && errno != ENXIO)    /* (ENXIO: no data after d) */
+            move_run(c, 0, len);
+        return;
+    }
+    int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    if (pm < 0) {
+        move_run(c, 0, len);
+        return;
+    }
+    uint64_t ent[512];
+    size_t npages = len / page, first = 0, in = 0, i = 0;
+    while (i < npages) {
+        size_t k = npages - i < 512 ? npages - i : 512;
+        off_t at = (off_t) (((uintptr_t) c->addr / page + i) * sizeof ent[0]);
+        if (pread(pm, ent, k * sizeof ent[0], at) != (ssize_t) (k * sizeof ent[0])) {
+            size_t from = in ? first : i;
+            move_run(c, from * page, len - from * page);
+            close(pm);
+            return;
+        }
+        for (size_t j = 0; j < k; j++, i++) {
+            int has = (ent[j] >> 62) != 0;     /* bit 63 present, 62 swapped */
+            if (has && !in)
+                first = i;
+            else if (!has && in)
+                move_run(c, first * page, (i - first) * page);
+            in = has;
+        }
+    }
+    if (in)
+        move_run(c, first * page, (npages - first) * page);
+    close(pm);
+}
+
+enum { UMEM_CHUNK = 64 << 20 };  /* moved at a time: what the move holds twice */
+
+/* Replace [addr, addr + len) by a new mapping holding the same bytes: of the memfd
+ * from offset foff, shared (in), or private anonymous memory (out, filled from the
+ * memfd, whose bytes stay).  A chunk at a time; returns the bytes replaced (len, or
+ * up to the chunk that failed: it and those after it are as they were).
  * mmap(MAP_FIXED), not mremap: UCX's memory hooks (MPICH ch4:ucx) take mremap's
  * MREMAP_FIXED address away, and they must see the old pages go. */
-static int replace(char *addr, size_t len, int fd)
+static size_t replace(char *addr, size_t len, int fd, off_t foff, int in)
 {
-    size_t page = (size_t) sysconf(_SC_PAGESIZE);
     int prot = PROT_READ | PROT_WRITE;
-    void *tmp = fd >= 0 ? mmap(NULL, len, prot, MAP_SHARED, fd, 0)
-        : mmap(NULL, len, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (tmp == MAP_FAILED)
-        return -1;
-    copy_pages(tmp, addr, len, page);
-    /* The memfd's pages already hold the bytes; private memory starts as zeros and is
-     * filled from the copy. */
-    void *m = fd >= 0 ? mmap(addr, len, prot, MAP_SHARED | MAP_FIXED, fd, 0)
-        : mmap(addr, len, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-    if (m == MAP_FAILED) {
-        munmap(tmp, len);
-        return -1;
+    for (size_t off = 0; off < len; off += UMEM_CHUNK) {
+        size_t n = len - off < UMEM_CHUNK ? len - off : UMEM_CHUNK;
+        move_ctx_t c = { addr + off, fd, MOVE_IN, foff + (off_t) off,
+                         (size_t) sysconf(_SC_PAGESIZE), 0 };
+        if (in)
+            data_runs(n, &c);
+        if (c.failed)
+            return off;
+        void *m = in ? mmap(c.addr, n, prot, MAP_SHARED | MAP_FIXED, fd, c.foff)
+            : mmap(c.addr, n, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        if (m == MAP_FAILED)
+            return off;
+        c.stage = in ? MOVE_MAPPED : MOVE_OUT;
+        data_runs(n, &c);
     }
-    if (fd < 0)
-        copy_pages(addr, tmp, len, page);
-    munmap(tmp, len);
-    return 0;
+    return len;
 }
 
 /* Make private again the parts of u's range still mapped from its memfd at their
@@ -125,7 +220,8 @@ static void restore(rmaib_umem_t *u)
         }
     close(fd);
     for (int i = 0; i < np; i++)
-        (void) replace((char *) parts[i].s, parts[i].e - parts[i].s, -1);
+        (void) replace((char *) parts[i].s, parts[i].e - parts[i].s, u->fd,
+                       (off_t) (parts[i].s - lo), 0);
 }
 
 static void atfork_prepare(void)
@@ -289,13 +385,6 @@ rmaib_umem_t *rmaib_umem_map(void *base, size_t size, uint64_t *lo, uint64_t *hi
     why[0] = 0;
     if (!base || size < page || phi <= plo)
         return NULL;
-    /* Moving costs a pass over every page at creation and at the free, touched or
-     * not (MPICH's dtp tests make 1 GiB windows of untouched memory, per comm). */
-    if (phi - plo > UMEM_MAX) {
-        snprintf(why, whylen, "%zu MiB of pages is more than rmaib moves (%d MiB)",
-                 (size_t) ((phi - plo) >> 20), UMEM_MAX >> 20);
-        return NULL;
-    }
     /* Another window's peers may be writing there (through the network too, into
      * pages its registration holds): moving them would lose their writes. */
     if (held(plo, phi)) {
@@ -320,7 +409,10 @@ rmaib_umem_t *rmaib_umem_map(void *base, size_t size, uint64_t *lo, uint64_t *hi
     pthread_once(&umem_once, umem_init);
     /* Under the lock, so that a fork sees the region either private or listed. */
     pthread_mutex_lock(&umem_lock);
-    int rc = replace(u->addr, u->len, f);
+    size_t moved = replace(u->addr, u->len, f, 0, 1);
+    int rc = moved == u->len ? 0 : -1;
+    if (rc != 0)        /* the chunks that moved go back */
+        (void) replace(u->addr, moved, f, 0, 0);
     if (rc == 0) {
         u->next = umem_list;
         umem_list = u;
@@ -346,17 +438,6 @@ void rmaib_umem_id(const rmaib_umem_t *u, uint64_t *dev, uint64_t *ino)
 {
     *dev = u->dev;
     *ino = u->ino;
-}
-
-void rmaib_umem_published(rmaib_umem_t *u)
-{
-    if (!u)
-        return;
-    pthread_mutex_lock(&umem_lock);     /* (the child handler closes it too) */
-    if (u->fd >= 0)
-        close(u->fd);
-    u->fd = -1;
-    pthread_mutex_unlock(&umem_lock);
 }
 
 void rmaib_umem_unmap(rmaib_umem_t *u)

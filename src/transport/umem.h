@@ -28,9 +28,6 @@ rmaib_umem_t *rmaib_umem_map(void *base, size_t size, uint64_t *lo, uint64_t *hi
 /* The memfd's identity: a peer that opens it as /proc/PID/fd/N checks it is this. */
 void rmaib_umem_id(const rmaib_umem_t *u, uint64_t *dev, uint64_t *ino);
 
-/* Every peer has mapped the memfd: it may be closed. */
-void rmaib_umem_published(rmaib_umem_t *u);
-
 /* Put private anonymous memory back in place, same bytes, and close the memfd. */
 void rmaib_umem_unmap(rmaib_umem_t *u);
 

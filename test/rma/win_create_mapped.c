@@ -13,6 +13,8 @@
  *  - memory unmapped before MPI_Win_free (as MPICH's test3 frees it): the free leaves
  *    the hole alone, and a new mapping there keeps its bytes;
  *  - fork after creation: the child sees the contents at fork, its writes stay its own;
+ *  - a region of 256 MiB with a few pages touched: it moves (pages never touched cost
+ *    nothing), puts to pages spread over it land, and its bytes survive the free;
  *  - info rmaib_map_user_memory=false, or RMAIB_MAP_USER_MEMORY=0: nothing moves;
  *  - memory that is not private anonymous stays where it is and still works: locked
  *    (mlock), MADV_DONTFORK (what RDMA registration does), a private file mapping,
@@ -91,6 +93,38 @@ static void put_get_all(unsigned char *alloc, size_t off, size_t n, MPI_Info inf
     free(src);
     free(got);
     tap_ok("%s: puts and gets from every rank, every byte", what);
+}
+
+/* A large region, mostly never touched: one put per 1 MiB from the left neighbour,
+ * into pages the owner touched and pages it did not. */
+static void large_region(void)
+{
+    int me = tap_rank, np = tap_size, right = (me + 1) % np, left = (me + np - 1) % np;
+    size_t n = (size_t) 256 << 20, step = (size_t) 1 << 20;
+    char *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    TAP_CHECK(m != MAP_FAILED, "large region: mmap of 256 MiB failed");
+    if (m == MAP_FAILED)
+        return;
+    for (size_t off = 0; off < n; off += 16 * step)
+        m[off + 1] = 0x5a;              /* touched: every 16 MiB */
+    MPI_Win w;
+    MPI_Win_create(m, (MPI_Aint) n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
+    TAP_CHECK(mapped_at(m + n / 2) == expect_map, "large region: pages not moved");
+    unsigned char v = (unsigned char) (0x60 + me);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, w);
+    for (size_t off = 0; off < n; off += step)
+        MPI_Put(&v, 1, MPI_BYTE, right, (MPI_Aint) off, 1, MPI_BYTE, w);
+    MPI_Win_unlock(right, w);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_free(&w);
+    TAP_CHECK(mapped_at(m + n / 2) == 0, "large region: not private after the free");
+    size_t bad = 0;
+    for (size_t off = 0; off < n; off += step)
+        bad += (unsigned char) m[off] != 0x60 + left
+            || m[off + 1] != (off % (16 * step) == 0 ? 0x5a : 0) || m[off + 2] != 0;
+    TAP_CHECK(bad == 0, "large region: %zu of %zu pages wrong after the free", bad, n / step);
+    munmap(m, n);
+    tap_ok("a 256 MiB region, few pages touched: moved, every put kept after the free");
 }
 
 /* Accumulate (SUM 1 on the whole region) and Fetch_and_op (on an element in the moved
@@ -206,6 +240,7 @@ int main(int argc, char **argv)
     free(buf);
 
     accumulate_all();
+    large_region();
 
     /* Two windows over the same pages: the second stays on process_vm. */
     int *mem = aligned_alloc(PAGE, 4 * PAGE), *src = malloc(4 * PAGE), *got = malloc(4 * PAGE);
