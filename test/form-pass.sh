@@ -9,7 +9,8 @@
 #   ompi           the Open MPI pass (make check-ompi): built with Open MPI's mpicc
 #                  (RMAIB_OMPI_MPICC, from configure), linked with librmaib-ompi of
 #                  this build tree (a preload=1 line preloads it instead), run with
-#                  OMPI_MPIEXEC; no Fortran (the Open MPI form has none).
+#                  OMPI_MPIEXEC; no Fortran (the Open MPI form has none); and
+#                  test/multihost/netns_rma.sh over them, two hosts under ORTE.
 # The programs are compiled with -DRMAIB_TEST_NETMOD or -DRMAIB_TEST_OMPI.
 # Each runs through test/run-test with its testlist's lines and passes
 # (RMAIB_TEST_PASSES picks them, default shm,ofi,mixed); the collective programs
@@ -77,17 +78,22 @@ else
     names=$(sed -n 's|^rma_tests += test/rma/||p' "$srcdir/test/rma/Makefile.mk")
     names="$names $(sed -n 's|^coll_tests += test/coll/||p' "$srcdir/test/coll/Makefile.mk")"
     names="$names $fortran"
+    # Two hosts emulated with network namespaces, under Open MPI's launcher (its
+    # programs are those built above).
+    [ "$form" = ompi ] && names="$names netns_rma"
 fi
 # The suite of program $1: test/coll for the collective programs, test/fortran for
 # the Fortran ones, else test/rma.
 suite() {
     case $1 in
         rma_f08|rma_mpi|rma_mpif) echo fortran ;;
+        netns_rma) echo multihost ;;
         *) [ -f "$srcdir/test/coll/$1.c" ] && echo coll || echo rma ;;
     esac
 }
 # Build program $1 of suite $2 into $out/test/$2 (its output to the log $3).
 build() {
+    [ "$2" = multihost ] && return 0      # a script over the programs of test/rma
     if [ "$2" = fortran ]; then
         # One source for the three bindings (test/fortran/Makefile.mk).
         def=$(echo "$1" | sed 's/^rma_//' | tr a-z A-Z)
@@ -174,6 +180,8 @@ for n in $names; do
     fi
     if [ "$d" = coll ]; then
         RMAIB_VERBOSE=1 sh "$srcdir/test/run-test" "$out/test/$d/$n" >"$log" 2>&1
+    elif [ "$d" = multihost ]; then
+        sh "$srcdir/test/multihost/$n.sh" >"$log" 2>&1
     else
         sh "$srcdir/test/run-test" "$out/test/$d/$n" >"$log" 2>&1
     fi

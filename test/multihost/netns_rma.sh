@@ -89,14 +89,29 @@ case \$host in
     $addrB) ns=$nsB ;;
     *) echo "nsrsh: unknown host \$host" >&2; exit 1 ;;
 esac
+# (a host name of its own in B: Open MPI tells nodes apart by it)
+if [ "\$ns" = $nsB ] && command -v unshare > /dev/null; then
+    exec ip netns exec "\$ns" unshare --uts sh -c "hostname rmaib-mh-b; \$*"
+fi
 exec ip netns exec "\$ns" sh -c "\$*"
 WRAP
-# What test/run-test calls as MPIEXEC: the real one, inside namespace A.
-cat > "$tmp/mpiexec" <<WRAP
+# What test/run-test calls as MPIEXEC: the real one, inside namespace A.  Open
+# MPI's ORTE starts its daemon in B through the same wrapper (its rsh agent), and
+# its daemons and ranks talk over the veth pair only.
+if "$real_mpiexec" --version 2>/dev/null | grep -q -e 'Open MPI' -e 'OpenRTE'; then
+    cat > "$tmp/mpiexec" <<WRAP
+#!/bin/sh
+exec ip netns exec $nsA $real_mpiexec --mca plm_rsh_agent $tmp/nsrsh \\
+    --mca oob_tcp_if_include rmh0 --mca btl_tcp_if_include rmh0 \\
+    --host $addrA:2,$addrB:2 "\$@"
+WRAP
+else
+    cat > "$tmp/mpiexec" <<WRAP
 #!/bin/sh
 exec ip netns exec $nsA $real_mpiexec -launcher rsh -launcher-exec $tmp/nsrsh -iface rmh0 \\
     -hosts $addrA:2,$addrB:2 "\$@"
 WRAP
+fi
 chmod +x "$tmp/nsrsh" "$tmp/mpiexec"
 
 # The namespaces are up: can they reach each other?
