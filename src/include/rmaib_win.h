@@ -37,6 +37,12 @@ typedef struct rmaib_attach_region {
     uint64_t base, size;
 } rmaib_attach_region_t;
 
+/* Dynamic windows: the region of a target's table an access last fell in, and the
+ * table's generation then; while that holds, the region does too. */
+typedef struct rmaib_dyn_seen {
+    uint64_t gen, lo, hi;
+} rmaib_dyn_seen_t;
+
 /* The control block: remotely accessible by every peer.  Words that different
  * ranks hammer sit on separate cache lines.  Two arrays follow the fixed part: the
  * PSCW sequence words (rmaib_ctrl_seq_off: per rank, the posts it made to us and the
@@ -155,6 +161,7 @@ struct rmaib_win {
     int noncontig;
     int cma_peers;              /* rmaib_win_args_t.cma_peers */
     int map_user;               /* rmaib_win_args_t.map_user */
+    rmaib_dyn_seen_t *dyn_seen; /* dynamic windows, one per target (not used with mt) */
     int notify_max;             /* notification counters in every control block */
     /* The notified reads' share of our own counters (MPIX_Get_notify_local): grown
      * by whoever completes a read, never by a peer, so a process-local word apart

@@ -72,6 +72,7 @@ static void win_delete(rmaib_win_t *w)
     free(w->pscw);
     free(w->start_ranks);
     free(w->post_ranks);
+    free(w->dyn_seen);
     pthread_mutex_destroy(&w->epoch_lock);
     free(w);
 }
@@ -105,7 +106,10 @@ static rmaib_win_t *win_new(const rmaib_win_args_t *a)
     w->pscw = calloc((size_t) p, sizeof *w->pscw);
     w->start_ranks = malloc(sizeof(int) * (size_t) p);
     w->post_ranks = malloc(sizeof(int) * (size_t) p);
-    if (!w->peers || !w->start_state || !w->pscw || !w->start_ranks || !w->post_ranks) {
+    if (a->flavor == RMAIB_FLAVOR_DYNAMIC && !w->mt)
+        w->dyn_seen = calloc((size_t) p, sizeof *w->dyn_seen);
+    if (!w->peers || !w->start_state || !w->pscw || !w->start_ranks || !w->post_ranks
+        || (a->flavor == RMAIB_FLAVOR_DYNAMIC && !w->mt && !w->dyn_seen)) {
         win_delete(w);
         return NULL;
     }
@@ -290,6 +294,13 @@ int rmaib_win_detach(rmaib_win_t *w, const void *base)
  * through the atomics transport's bulk read, retrying a torn copy. */
 int rmaib_dynamic_range_ok(rmaib_win_t *w, int target, uint64_t lo, uint64_t hi)
 {
+    rmaib_dyn_seen_t *seen = w->dyn_seen ? &w->dyn_seen[target] : NULL;
+    if (seen && lo >= seen->lo && hi <= seen->hi && lo < seen->hi) {
+        uint64_t gen;           /* one word where the table is not read again */
+        int rc = w->atp->ctrl_read(w, target, RMAIB_CTRL_OFF(attach_gen), &gen, sizeof gen);
+        if (rc != RMAIB_OK || gen == seen->gen)
+            return rc;
+    }
     struct {
         uint64_t gen, n;
         rmaib_attach_region_t r[RMAIB_MAX_ATTACH];
@@ -311,6 +322,12 @@ int rmaib_dynamic_range_ok(rmaib_win_t *w, int target, uint64_t lo, uint64_t hi)
             break;
         rmaib_backoff(&bo);
     }
+    for (uint64_t i = 0; i < t.n; i++)
+        if (lo >= t.r[i].base && hi <= t.r[i].base + t.r[i].size && lo < t.r[i].base + t.r[i].size) {
+            if (seen)
+                *seen = (rmaib_dyn_seen_t) { t.gen, t.r[i].base, t.r[i].base + t.r[i].size };
+            return RMAIB_OK;
+        }
     if (lo >= hi) {
         for (uint64_t i = 0; i < t.n; i++)
             if (lo >= t.r[i].base && hi <= t.r[i].base + t.r[i].size)
