@@ -1,6 +1,7 @@
 /*
- * What holds a page of this process (tests of the user memory rmaib moves into
- * shared memory: MPI_Win_create windows and dynamic windows' attached regions).
+ * What holds a page of this process, and what a child of fork sees there (tests of
+ * the user memory rmaib moves into shared memory: MPI_Win_create windows and
+ * dynamic windows' attached regions).  After tap.h.
  */
 #ifndef RMAIB_TEST_PAGES_H_INCLUDED
 #define RMAIB_TEST_PAGES_H_INCLUDED
@@ -8,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define PAGE 4096
 
@@ -36,6 +39,38 @@ static inline int mapped_at(const void *addr)
 static inline char *page_up(char *p)
 {
     return (char *) (((uintptr_t) p + PAGE - 1) / PAGE * PAGE);
+}
+
+/* fm: two pages of 0x11 in window w at displacement at of every rank.  The left
+ * neighbour puts a byte into the second page; a child of fork sees it in private
+ * memory, and its writes stay its own; the peers still reach the parent after. */
+static inline void fork_after_put(MPI_Win w, char *fm, MPI_Aint at)
+{
+    int me = tap_rank, np = tap_size, right = (me + 1) % np, left = (me + np - 1) % np;
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, w);
+    unsigned char v = (unsigned char) (0x20 + me);
+    MPI_Put(&v, 1, MPI_BYTE, right, at + PAGE, 1, MPI_BYTE, w);
+    MPI_Win_unlock(right, w);
+    MPI_Barrier(MPI_COMM_WORLD);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int ok = (unsigned char) fm[PAGE] == 0x20 + left && fm[0] == 0x11 && mapped_at(fm) == 0;
+        memset(fm, 0x77, 2 * PAGE);
+        _exit(ok ? 0 : 3);
+    }
+    int status = -1;
+    TAP_CHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "fork or waitpid failed");
+    TAP_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child saw the wrong bytes "
+              "or shared pages (status %#x)", status);
+    TAP_CHECK(fm[0] == 0x11 && (unsigned char) fm[PAGE] == 0x20 + left,
+              "the child's writes reached the parent");
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, w);
+    v = (unsigned char) (0x40 + me);
+    MPI_Put(&v, 1, MPI_BYTE, right, at + PAGE + 1, 1, MPI_BYTE, w);
+    MPI_Win_unlock(right, w);
+    MPI_Barrier(MPI_COMM_WORLD);
+    TAP_CHECK((unsigned char) fm[PAGE + 1] == 0x40 + left, "put after fork lost");
 }
 
 #endif

@@ -328,30 +328,7 @@ int main(int argc, char **argv)
     char *fm = aligned_alloc(PAGE, 2 * PAGE);
     memset(fm, 0x11, 2 * PAGE);
     MPI_Win_create(fm, 2 * PAGE, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
-    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, w);
-    unsigned char v = (unsigned char) (0x20 + me);
-    MPI_Put(&v, 1, MPI_BYTE, right, PAGE, 1, MPI_BYTE, w);
-    MPI_Win_unlock(right, w);
-    MPI_Barrier(MPI_COMM_WORLD);
-    pid_t pid = fork();
-    if (pid == 0) {
-        int ok = (unsigned char) fm[PAGE] == 0x20 + left && fm[0] == 0x11 && mapped_at(fm) == 0;
-        memset(fm, 0x77, 2 * PAGE);
-        _exit(ok ? 0 : 3);
-    }
-    int status = -1;
-    TAP_CHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "fork or waitpid failed");
-    TAP_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child saw the wrong bytes "
-              "or shared pages (status %#x)", status);
-    TAP_CHECK(fm[0] == 0x11 && (unsigned char) fm[PAGE] == 0x20 + left,
-              "the child's writes reached the parent");
-    MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, w);  /* the peers still reach the parent */
-    v = (unsigned char) (0x40 + me);
-    MPI_Put(&v, 1, MPI_BYTE, right, PAGE + 1, 1, MPI_BYTE, w);
-    MPI_Win_unlock(right, w);
-    MPI_Barrier(MPI_COMM_WORLD);
-    TAP_CHECK((unsigned char) fm[PAGE + 1] == 0x40 + left, "put after fork lost");
+    fork_after_put(w, fm, 0);
     MPI_Win_free(&w);
     free(fm);
     tap_ok("fork after creation: child sees the contents, its writes stay its own");

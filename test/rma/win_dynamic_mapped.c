@@ -266,30 +266,7 @@ static void fork_after_attach(void)
     MPI_Get_address(fm, &mine);
     MPI_Sendrecv(&mine, 1, MPI_AINT, left, 0, &at, 1, MPI_AINT, right, 0, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
-    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, w);
-    unsigned char v = (unsigned char) (0x20 + me);
-    MPI_Put(&v, 1, MPI_BYTE, right, at + PAGE, 1, MPI_BYTE, w);
-    MPI_Win_unlock(right, w);
-    MPI_Barrier(MPI_COMM_WORLD);
-    pid_t pid = fork();
-    if (pid == 0) {
-        int ok = (unsigned char) fm[PAGE] == 0x20 + left && fm[0] == 0x11 && mapped_at(fm) == 0;
-        memset(fm, 0x77, 2 * PAGE);
-        _exit(ok ? 0 : 3);
-    }
-    int status = -1;
-    TAP_CHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "fork or waitpid failed");
-    TAP_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child saw the wrong bytes "
-              "or shared pages (status %#x)", status);
-    TAP_CHECK(fm[0] == 0x11 && (unsigned char) fm[PAGE] == 0x20 + left,
-              "the child's writes reached the parent");
-    MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, w);      /* the peers still reach the parent */
-    v = (unsigned char) (0x40 + me);
-    MPI_Put(&v, 1, MPI_BYTE, right, at + PAGE + 1, 1, MPI_BYTE, w);
-    MPI_Win_unlock(right, w);
-    MPI_Barrier(MPI_COMM_WORLD);
-    TAP_CHECK((unsigned char) fm[PAGE + 1] == 0x40 + left, "put after fork lost");
+    fork_after_put(w, fm, at);
     MPI_Win_detach(w, fm);
     MPI_Win_free(&w);
     free(fm);
