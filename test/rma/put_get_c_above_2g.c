@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include "tap.h"
 #include "errcheck.h"
 
@@ -51,9 +52,28 @@ int main(int argc, char **argv)
     }
 #ifdef RMAIB_TEST_NETMOD
     /* MPICH 4.0.2's MPI_Put_c and MPI_Get_c pass the count to MPID_Put and MPID_Get,
-     * whose count is an int: 2^31 + 4099 arrives negative, before any netmod. */
-    tap_skip("a put and a get past 2^31 bytes",
-             "MPICH 4.0.2's device interface takes int counts (the drop-in serves them)");
+     * whose count is an int: 2^31 + 4099 arrives negative, and the netmod refuses it
+     * before touching any memory (the drop-in serves such counts). */
+    MPI_Win nw;
+    unsigned char *nbase = NULL, small[64] = { 0 };
+    EXPECT_OK(MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &nbase, &nw),
+              "MPI_Win_allocate");
+    memset(nbase, 0x5a, 64);
+    MPI_Win_set_errhandler(nw, MPI_ERRORS_RETURN);
+    MPI_Win_lock_all(0, nw);
+    EXPECT_CLASS(MPI_Put_c(small, BYTES, MPI_BYTE, 1 - me, 0, BYTES, MPI_BYTE, nw), MPI_ERR_COUNT,
+                 "MPI_Put_c of 2^31 + 4099 bytes through the netmod");
+    EXPECT_CLASS(MPI_Get_c(small, BYTES, MPI_BYTE, 1 - me, 0, BYTES, MPI_BYTE, nw), MPI_ERR_COUNT,
+                 "MPI_Get_c of 2^31 + 4099 bytes through the netmod");
+    MPI_Win_unlock_all(nw);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int intact = 1;
+    for (int i = 0; i < 64; i++)
+        intact &= nbase[i] == 0x5a && small[i] == 0;
+    TAP_CHECK(intact, "a refused call changed the window or the buffer");
+    MPI_Win_free(&nw);
+    tap_ok("MPI_Put_c and MPI_Get_c past 2^31 bytes: MPI_ERR_COUNT from the netmod, "
+           "nothing written (MPICH 4.0.2 passes the count on as an int)");
     return tap_done();
 #endif
     /* Under the sanitizers it would take minutes of CI for what large_count_calls
