@@ -12,14 +12,16 @@
  * lock, which is what keeps them atomic with each other.
  */
 #include <string.h>
+#include <sys/uio.h>
 #include "shm_impl.h"
 #include "base/atomic_cpu.h"
 #include "base/backoff.h"
 #include "base/reduce.h"
 
-/* Native only on window memory every local rank has mapped (allocated windows, the
- * moved pages of user memory); elsewhere memory is reached by process_vm_*, so every
- * origin, the owner included, takes the core's locked path there.  The types are
+/* Native only on window memory every local rank may map (allocated windows, the
+ * moved pages of user memory, read for dynamic windows from the owner's table);
+ * elsewhere memory is reached by process_vm_*, so every origin, the owner included,
+ * takes the core's locked path there.  The types are
  * those CPU atomics support, all ops of a type alike, and an element never straddles
  * a stripe. */
 int rmaib_shm_acc_native(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
@@ -27,6 +29,13 @@ int rmaib_shm_acc_native(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t 
 {
     shm_win_t *s = w->shm;
     const shm_peer_t *sp = &s->peers[peer];
+    uint64_t edge;
+    if (sp->dyn) {      /* roff is the address: aligned as where it is mapped */
+        if (!rmaib_shm_dyn_moved(w, peer, roff, &edge) || edge - roff < rmaib_basic_size(b))
+            return 0;
+        return rmaib_cpu_atomic_supported(b, op)
+            && rmaib_cpu_atomic_aligned(b, (void *) (uintptr_t) roff);
+    }
     if (!(roff >= sp->alo && roff <= sp->ahi && rmaib_basic_size(b) <= sp->ahi - roff))
         return 0;
     return rmaib_cpu_atomic_supported(b, op)
@@ -39,9 +48,13 @@ size_t rmaib_shm_acc_native_span(rmaib_win_t *w, int peer, uint64_t roff, size_t
                                  rmaib_basic_t b)
 {
     const shm_peer_t *sp = &((shm_win_t *) w->shm)->peers[peer];
-    if (sp->alo >= sp->ahi || (sp->alo == 0 && sp->ahi == UINT64_MAX))
+    uint64_t edge;
+    if (sp->dyn)
+        (void) rmaib_shm_dyn_moved(w, peer, roff, &edge);
+    else if (sp->alo >= sp->ahi || (sp->alo == 0 && sp->ahi == UINT64_MAX))
         return len;
-    uint64_t edge = roff < sp->alo ? sp->alo : roff < sp->ahi ? sp->ahi : UINT64_MAX;
+    else
+        edge = roff < sp->alo ? sp->alo : roff < sp->ahi ? sp->ahi : UINT64_MAX;
     if (edge - roff >= len)
         return len;
     size_t es = rmaib_basic_size(b), k = (size_t) (edge - roff + es - 1) / es * es;
@@ -74,15 +87,35 @@ static void stripe_unlock(uint64_t *lk)
     __atomic_store_n(lk, 0, __ATOMIC_RELEASE);
 }
 
+/* k bytes at roff of a peer's pages not mapped here, under their stripe lock. */
+static int pvm_atomic(const shm_peer_t *sp, uint64_t roff, rmaib_basic_t b, rmaib_op_t op,
+                      const char *in, char *out, size_t k)
+{
+    _Alignas(64) char tmp[SHM_ACC_STRIPE_BYTES];
+    struct iovec l = { tmp, k }, r = { (void *) (uintptr_t) roff, k };
+    int rc = rmaib_shm_pvm(sp->pid, 0, &l, 1, &r, 1);
+    if (rc == RMAIB_OK && out)
+        memcpy(out, tmp, k);
+    if (rc == RMAIB_OK && op != RMAIB_OP_NO_OP) {
+        rmaib_reduce(b, op, tmp, in, k / rmaib_basic_size(b));
+        l = (struct iovec) { tmp, k };
+        r = (struct iovec) { (void *) (uintptr_t) roff, k };
+        rc = rmaib_shm_pvm(sp->pid, 1, &l, 1, &r, 1);
+    }
+    return rc;
+}
+
 int rmaib_shm_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
                           rmaib_op_t op, const void *operand, void *fetch, size_t n)
 {
     const shm_peer_t *sp = &((shm_win_t *) w->shm)->peers[peer];
     size_t es = rmaib_basic_size(b), left = n * es;
-    char *t = (char *) (sp->dbase + roff);
+    /* (a dynamic window's region that this process could not map: t is NULL) */
+    char *t = sp->dyn ? rmaib_shm_dyn_ptr_lock(w, peer, roff, left) : (char *) (sp->dbase + roff);
     const char *in = operand;
     char *out = fetch;
-    while (left) {
+    int rc = RMAIB_OK;
+    while (left && rc == RMAIB_OK) {
         /* up to the end of this stripe: whole elements, as stripes are multiples of
          * every element size and elements are aligned to their size */
         size_t k = SHM_ACC_STRIPE_BYTES - (size_t) (roff % SHM_ACC_STRIPE_BYTES);
@@ -90,12 +123,16 @@ int rmaib_shm_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t
             k = left;
         uint64_t *lk = stripe_of(sp, roff);
         stripe_lock(lk);
-        if (out)
-            memcpy(out, t, k);
-        if (op != RMAIB_OP_NO_OP)
-            rmaib_reduce(b, op, t, in, k / es);
+        if (!t) {
+            rc = pvm_atomic(sp, roff, b, op, in, out, k);
+        } else {
+            if (out)
+                memcpy(out, t, k);
+            if (op != RMAIB_OP_NO_OP)
+                rmaib_reduce(b, op, t, in, k / es);
+            t += k;
+        }
         stripe_unlock(lk);
-        t += k;
         roff += k;
         left -= k;
         if (in)
@@ -103,7 +140,9 @@ int rmaib_shm_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t
         if (out)
             out += k;
     }
-    return RMAIB_OK;
+    if (sp->dyn)
+        rmaib_shm_dyn_unlock(w, peer);
+    return rc;
 }
 
 /* Compare bitwise, swap on equality, under the element's stripe lock; fixed widths,
@@ -120,17 +159,43 @@ int rmaib_shm_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t
         memcpy(result, &o_, sizeof o_);                                         \
     } while (0)
 
+/* Where the element is not mapped here (a dynamic window's region this process
+ * could not map): the same under the lock, with process_vm_*. */
+static int pvm_cas(const shm_peer_t *sp, uint64_t roff, size_t size, const void *compare,
+                   const void *swap, void *result)
+{
+    uint64_t *lk = stripe_of(sp, roff);
+    char old[8];
+    struct iovec l = { old, size }, r = { (void *) (uintptr_t) roff, size };
+    stripe_lock(lk);
+    int rc = rmaib_shm_pvm(sp->pid, 0, &l, 1, &r, 1);
+    if (rc == RMAIB_OK && memcmp(old, compare, size) == 0) {
+        l = (struct iovec) { (void *) swap, size };
+        r = (struct iovec) { (void *) (uintptr_t) roff, size };
+        rc = rmaib_shm_pvm(sp->pid, 1, &l, 1, &r, 1);
+    }
+    stripe_unlock(lk);
+    if (rc == RMAIB_OK)
+        memcpy(result, old, size);
+    return rc;
+}
+
 int rmaib_shm_data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
                        const void *compare, const void *swap, void *result)
 {
     const shm_peer_t *sp = &((shm_win_t *) w->shm)->peers[peer];
-    char *t = (char *) (sp->dbase + roff);
+    char *t = sp->dyn ? rmaib_shm_dyn_ptr_lock(w, peer, roff, size) : (char *) (sp->dbase + roff);
     uint64_t *lk = stripe_of(sp, roff);
-    switch (size) {
-    case 1: SHM_CAS(uint8_t); return RMAIB_OK;
-    case 2: SHM_CAS(uint16_t); return RMAIB_OK;
-    case 4: SHM_CAS(uint32_t); return RMAIB_OK;
-    case 8: SHM_CAS(uint64_t); return RMAIB_OK;
-    default: return RMAIB_ERR_INTERN;
+    int rc = RMAIB_OK;
+    switch (t ? size : 0) {
+    case 0: rc = pvm_cas(sp, roff, size, compare, swap, result); break;
+    case 1: SHM_CAS(uint8_t); break;
+    case 2: SHM_CAS(uint16_t); break;
+    case 4: SHM_CAS(uint32_t); break;
+    case 8: SHM_CAS(uint64_t); break;
+    default: rc = RMAIB_ERR_INTERN; break;
     }
+    if (sp->dyn)
+        rmaib_shm_dyn_unlock(w, peer);
+    return rc;
 }

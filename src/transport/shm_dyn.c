@@ -6,10 +6,10 @@
  * the mapping while the owner's table generation stays the same; when that changes,
  * the mappings of regions no longer listed go.
  *
- * Accumulates keep the core's locked path (the target's accumulate lock) on these
- * windows, its reads and writes now copies: an origin that could not map a region
- * reaches it with process_vm_* under the same lock, so the two never race on an
- * element.
+ * Accumulates on the moved pages take the stripe locks, as on allocated windows
+ * (shm_acc.c): which elements are native is read from the owner's table, so every
+ * origin, the owner too, gives the same answer for an element, and one that could
+ * not map the region reaches it with process_vm_* under the same stripe lock.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -242,17 +242,17 @@ static shm_dyn_map_t *map_region(shm_peer_t *sp, uint64_t addr, size_t len)
     return m;
 }
 
-int rmaib_shm_dyn_copy(rmaib_win_t *w, int peer, uint64_t addr, void *buf, size_t len, int write)
+char *rmaib_shm_dyn_ptr_lock(rmaib_win_t *w, int peer, uint64_t addr, size_t len)
 {
     shm_win_t *s = w->shm;
     shm_peer_t *sp = &s->peers[peer];
-    if (!sp->dyn)
-        return 0;
+    if (peer == w->rank)
+        return (char *) (uintptr_t) addr;       /* our own memory */
     if (w->mt)
         pthread_rwlock_rdlock(&s->dyn_lock);
     uint64_t g = atomic_load_explicit(&sp->dyn->gen, memory_order_acquire);
     shm_dyn_map_t *m = g == sp->dgen ? find(sp, addr, len) : NULL;
-    if (!m) {           /* the slow path copies under the write lock */
+    if (!m) {           /* the slow path holds the write lock until the unlock */
         if (w->mt) {
             pthread_rwlock_unlock(&s->dyn_lock);
             pthread_rwlock_wrlock(&s->dyn_lock);
@@ -263,17 +263,51 @@ int rmaib_shm_dyn_copy(rmaib_win_t *w, int peer, uint64_t addr, void *buf, size_
         if (!m)
             m = map_region(sp, addr, len);
     }
-    int done = m && m->addr;
-    if (done) {
-        char *p = m->addr + (addr - m->lo);
-        if (write)
-            memcpy(p, buf, len);
-        else
-            memcpy(buf, p, len);
+    return m && m->addr ? m->addr + (addr - m->lo) : NULL;
+}
+
+void rmaib_shm_dyn_unlock(rmaib_win_t *w, int peer)
+{
+    if (w->mt && peer != w->rank)
+        pthread_rwlock_unlock(&((shm_win_t *) w->shm)->dyn_lock);
+}
+
+int rmaib_shm_dyn_copy(rmaib_win_t *w, int peer, uint64_t addr, void *buf, size_t len, int write)
+{
+    if (!((shm_win_t *) w->shm)->peers[peer].dyn)
+        return 0;
+    char *p = rmaib_shm_dyn_ptr_lock(w, peer, addr, len);
+    if (p && write)
+        memcpy(p, buf, len);
+    else if (p)
+        memcpy(buf, p, len);
+    rmaib_shm_dyn_unlock(w, peer);
+    return p != NULL;
+}
+
+int rmaib_shm_dyn_moved(rmaib_win_t *w, int peer, uint64_t addr, uint64_t *edge)
+{
+    const shm_dyn_table_t *t = ((shm_win_t *) w->shm)->peers[peer].dyn;
+    int in;
+    RMAIB_BACKOFF(bo);
+    for (;;) {
+        uint64_t g = atomic_load_explicit(&t->gen, memory_order_acquire);
+        uint64_t n = t->n < RMAIB_MAX_ATTACH ? t->n : RMAIB_MAX_ATTACH;
+        in = 0;
+        *edge = UINT64_MAX;
+        for (uint64_t i = 0; !(g & 1) && i < n && !in; i++) {
+            if (addr >= t->e[i].lo && addr < t->e[i].hi) {
+                in = 1;
+                *edge = t->e[i].hi;
+            } else if (t->e[i].lo > addr && t->e[i].lo < *edge) {
+                *edge = t->e[i].lo;
+            }
+        }
+        atomic_thread_fence(memory_order_acquire);
+        if (!(g & 1) && atomic_load_explicit(&t->gen, memory_order_relaxed) == g)
+            return in;
+        rmaib_backoff(&bo);
     }
-    if (w->mt)
-        pthread_rwlock_unlock(&s->dyn_lock);
-    return done;
 }
 
 void rmaib_shm_dyn_fini(rmaib_win_t *w)

@@ -69,15 +69,21 @@ static inline int shm_direct(const shm_peer_t *sp, uint64_t roff, size_t len)
 
 
 /* Dynamic windows (shm_dyn.c): the table's size in the segment (0 for the other
- * flavors); set up the peers' tables; the owner's attach and detach hooks; copy
- * [addr, addr + len) of a peer's moved pages (1), or say they are not mapped here (0:
- * process_vm_* then); let go of everything at the window's free. */
+ * flavors); the owner's attach and detach hooks; copy [addr, addr + len) of a
+ * peer's moved pages (1), or say they are not mapped here (0: process_vm_* then);
+ * let go of everything at the window's free. */
 size_t rmaib_shm_dyn_table_size(const rmaib_win_t *w);
-void rmaib_shm_dyn_init(rmaib_win_t *w);
 int rmaib_shm_dyn_attach(rmaib_win_t *w, void *base, size_t size);
 void rmaib_shm_dyn_detach(rmaib_win_t *w, const void *base);
 int rmaib_shm_dyn_copy(rmaib_win_t *w, int peer, uint64_t addr, void *buf, size_t len, int write);
 void rmaib_shm_dyn_fini(rmaib_win_t *w);
+/* Where [addr, addr + len) of the peer's moved pages is mapped here (NULL: not
+ * mapped, or not moved); the mappings stay until rmaib_shm_dyn_unlock. */
+char *rmaib_shm_dyn_ptr_lock(rmaib_win_t *w, int peer, uint64_t addr, size_t len);
+void rmaib_shm_dyn_unlock(rmaib_win_t *w, int peer);
+/* Is addr in pages the peer moved (from its table: every origin's answer)?  *edge:
+ * where the answer next changes (UINT64_MAX: never). */
+int rmaib_shm_dyn_moved(rmaib_win_t *w, int peer, uint64_t addr, uint64_t *edge);
 
 int rmaib_shm_acc_native(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
                          rmaib_op_t op);

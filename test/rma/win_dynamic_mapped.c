@@ -4,7 +4,8 @@
  *    pages become a memfd mapping at the same address, the edges stay; puts and gets
  *    from every rank reach every byte of every region and nothing around it;
  *  - Fetch_and_op from every rank on an element in the moved pages and on one on an
- *    edge: every update counted, every fetched value distinct;
+ *    edge: every update counted, every fetched value distinct; Accumulate runs from
+ *    an edge into the moved pages, and compare-and-swap increments: every one counted;
  *  - MPI_Win_detach: the memory is private again with its contents;
  *  - a region detached, changed by its owner and attached again (a new memfd at the
  *    same address): peers that had mapped the old one read the new bytes, and their
@@ -144,6 +145,43 @@ static void regions(MPI_Info info, int want_map, const char *how)
                       k, i, (long long) seen[i]);
     }
     free(seen);
+
+    /* Accumulate: a run of int32 from region 1's first edge into its moved pages,
+     * from every rank to every rank; compare-and-swap increments of one int64 in
+     * region 0's moved pages of rank 0. */
+    enum { RUN = 2000 };
+    int32_t *run = (int32_t *) (void *) (buf[1] + reg[1].off), ones[RUN];
+    int64_t *cas_at = (int64_t *) (void *) (buf[0] + reg[0].off + PAGE + 16);
+    memset(run, 0, sizeof ones);
+    *cas_at = 0;
+    for (int i = 0; i < RUN; i++)
+        ones[i] = 1;
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock_all(0, win);
+    for (int i = 0; i < ITER; i++) {
+        for (int t = 0; t < np; t++)
+            MPI_Accumulate(ones, RUN, MPI_INT32_T, t, addr[t * NREG + 1], RUN, MPI_INT32_T,
+                           MPI_SUM, win);
+        MPI_Win_flush_all(win);
+        int64_t cur = 0, next, got;
+        do {
+            MPI_Fetch_and_op(NULL, &cur, MPI_INT64_T, 0, addr[0] + PAGE + 16, MPI_NO_OP, win);
+            MPI_Win_flush(0, win);
+            next = cur + 1;
+            MPI_Compare_and_swap(&next, &cur, &got, MPI_INT64_T, 0, addr[0] + PAGE + 16, win);
+            MPI_Win_flush(0, win);
+        } while (got != cur);
+    }
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    size_t wrong = 0;
+    for (int i = 0; i < RUN; i++)
+        wrong += run[i] != ITER * np;
+    TAP_CHECK(wrong == 0, "%s: accumulate across the edge: %zu of %d ints wrong (first %d)", how,
+              wrong, RUN, (int) run[0]);
+    if (me == 0)
+        TAP_CHECK(*cas_at == (int64_t) ITER * np, "%s: compare-and-swap counter %lld, want %d",
+                  how, (long long) *cas_at, ITER * np);
     MPI_Barrier(MPI_COMM_WORLD);
 
     for (int r = 0; r < NREG; r++) {
