@@ -297,9 +297,9 @@ reduce_body(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t 
     }
 }
 
-/* Twice: once for any x86-64 and once for AVX2, picked at load by the CPU (an
- * ifunc).  The indirect call costs an element's worth, so short runs take the
- * plain copy directly. */
+/* Three times: for any x86-64, for AVX2 and for AVX-512 (x86-64-v4), picked at
+ * load by the CPU (an ifunc).  The indirect call costs an element's worth, so
+ * short runs take the plain copy directly. */
 static void reduce_short(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n)
 {
     reduce_body(b, op, inout, in, n);
@@ -310,7 +310,7 @@ static void reduce_short(rmaib_basic_t b, rmaib_op_t op, void *inout, const void
 #if defined(__SANITIZE_THREAD__)
 #define RED_CLONES
 #else
-#define RED_CLONES __attribute__((target_clones("avx2", "default")))
+#define RED_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #endif
 
 RED_CLONES

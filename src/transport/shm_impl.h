@@ -14,7 +14,7 @@
 /* Accumulate stripes: after each local rank's control block, one lock word per
  * cache line.  The element at offset roff belongs to stripe
  * (roff / SHM_ACC_STRIPE_BYTES) % SHM_ACC_STRIPES. */
-enum { SHM_ACC_STRIPES = 32, SHM_ACC_STRIPE_BYTES = 1024 };
+enum { SHM_ACC_STRIPES = 32, SHM_ACC_STRIPE_BYTES = 4096 };
 #define SHM_ACC_STRIPES_SIZE ((size_t) SHM_ACC_STRIPES * RMAIB_CACHELINE)
 
 /* Dynamic windows: each local rank's regions whose whole pages umem.c moved into a
