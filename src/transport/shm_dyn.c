@@ -81,6 +81,13 @@ int rmaib_shm_dyn_attach(rmaib_win_t *w, void *base, size_t size)
         rmaib_host_say("rmaib: memory attached at %p (%zu bytes) stays on process_vm: %s",
                        base, size, why);
     o->hold = rmaib_umem_hold(base, size);      /* after: our own region is no obstacle */
+    if (!o->hold) {     /* out of memory: the attach fails, and leaves nothing */
+        rmaib_umem_unmap(o->umem);
+        free(o);
+        if (w->mt)
+            pthread_rwlock_unlock(&s->dyn_lock);
+        return RMAIB_ERR_NO_MEM;
+    }
     if (o->umem) {
         shm_dyn_entry_t e = { o->base + lo, o->base + hi, 0, 0, fd, 0 };
         rmaib_umem_id(o->umem, &e.dev, &e.ino);
