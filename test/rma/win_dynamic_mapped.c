@@ -52,8 +52,9 @@ static void regions(MPI_Info info, int want_map, const char *how)
     MPI_Aint *addr = malloc(sizeof *addr * (size_t) np * NREG), mine[NREG];
     MPI_Win win = dyn_window(info);
     for (int r = 0; r < NREG; r++) {
-        buf[r] = aligned_alloc(PAGE, reg[r].off + reg[r].n + PAGE);
-        memset(buf[r], SENT_BYTE, reg[r].off + reg[r].n + PAGE);
+        size_t bytes = (reg[r].off + reg[r].n + PAGE) / PAGE * PAGE;   /* aligned_alloc's rule */
+        buf[r] = aligned_alloc(PAGE, bytes);
+        memset(buf[r], SENT_BYTE, bytes);
         TAP_CHECK(MPI_Win_attach(win, buf[r] + reg[r].off, (MPI_Aint) reg[r].n) == MPI_SUCCESS,
                   "%s: attach of %s failed", how, reg[r].what);
         MPI_Get_address(buf[r] + reg[r].off, &mine[r]);
