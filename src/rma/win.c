@@ -323,17 +323,13 @@ int rmaib_dynamic_range_ok(rmaib_win_t *w, int target, uint64_t lo, uint64_t hi)
         rmaib_backoff(&bo);
     }
     for (uint64_t i = 0; i < t.n; i++)
-        if (lo >= t.r[i].base && hi <= t.r[i].base + t.r[i].size && lo < t.r[i].base + t.r[i].size) {
+        if (lo >= t.r[i].base && hi <= t.r[i].base + t.r[i].size) {
             if (seen)
                 *seen = (rmaib_dyn_seen_t) { t.gen, t.r[i].base, t.r[i].base + t.r[i].size };
             return RMAIB_OK;
         }
-    if (lo >= hi) {
-        for (uint64_t i = 0; i < t.n; i++)
-            if (lo >= t.r[i].base && hi <= t.r[i].base + t.r[i].size)
-                return RMAIB_OK;
+    if (lo >= hi)
         return RMAIB_ERR_RMA_RANGE;
-    }
     /* Regions attached back to back cover a range together (MPICH's
      * win_dynamic_rma_flush_get): walk from lo through the region holding it to that
      * region's end.  Regions never overlap, so each step takes another one. */

@@ -532,8 +532,6 @@ static int shm_put(rmaib_win_t *w, int peer, uint64_t roff, const void *src, siz
         memcpy((char *) (sp->dbase + roff), src, len);
         return RMAIB_OK;
     }
-    if (rmaib_shm_dyn_copy(w, peer, roff, (void *) src, len, 1))
-        return RMAIB_OK;
     rmaib_seg_t seg = { roff, (void *) src, len };
     return shm_xferv(w, peer, &seg, 1, 1);
 }
@@ -545,8 +543,6 @@ static int shm_get(rmaib_win_t *w, int peer, uint64_t roff, void *dst, size_t le
         memcpy(dst, (char *) (sp->dbase + roff), len);
         return RMAIB_OK;
     }
-    if (rmaib_shm_dyn_copy(w, peer, roff, dst, len, 0))
-        return RMAIB_OK;
     rmaib_seg_t seg = { roff, dst, len };
     return shm_xferv(w, peer, &seg, 1, 0);
 }
