@@ -202,28 +202,41 @@ static void recheck(shm_peer_t *sp)
     }
 }
 
-/* Map the peer's region holding [addr, addr + len), if it lists one; NULL if not.
- * A region that cannot be mapped is remembered as such. */
-static shm_dyn_map_t *map_region(shm_peer_t *sp, uint64_t addr, size_t len)
+/* Read the owner's table, retrying a torn copy: the entry holding addr into *e (1),
+ * or 0; *edge: where the answer for addresses from addr on next changes. */
+static int table_lookup(const shm_dyn_table_t *t, uint64_t addr, shm_dyn_entry_t *e,
+                        uint64_t *edge)
 {
-    shm_dyn_table_t *t = sp->dyn;
-    shm_dyn_entry_t e = { 0 };
-    int found;
+    int in;
     RMAIB_BACKOFF(bo);
     for (;;) {
         uint64_t g = atomic_load_explicit(&t->gen, memory_order_acquire);
         uint64_t n = t->n < RMAIB_MAX_ATTACH ? t->n : RMAIB_MAX_ATTACH;
-        found = 0;
-        for (uint64_t i = 0; !(g & 1) && i < n && !found; i++)
-            if (addr >= t->e[i].lo && addr < t->e[i].hi && len <= t->e[i].hi - addr) {
-                e = t->e[i];
-                found = 1;
+        in = 0;
+        *edge = UINT64_MAX;
+        for (uint64_t i = 0; !(g & 1) && i < n && !in; i++) {
+            if (addr >= t->e[i].lo && addr < t->e[i].hi) {
+                in = 1;
+                *e = t->e[i];
+                *edge = t->e[i].hi;
+            } else if (t->e[i].lo > addr && t->e[i].lo < *edge) {
+                *edge = t->e[i].lo;
             }
+        }
         atomic_thread_fence(memory_order_acquire);
         if (!(g & 1) && atomic_load_explicit(&t->gen, memory_order_relaxed) == g)
-            break;
+            return in;
         rmaib_backoff(&bo);
     }
+}
+
+/* Map the peer's region holding [addr, addr + len), if it lists one; NULL if not.
+ * A region that cannot be mapped is remembered as such. */
+static shm_dyn_map_t *map_region(shm_peer_t *sp, uint64_t addr, size_t len)
+{
+    shm_dyn_entry_t e = { 0 };
+    uint64_t edge;
+    int found = table_lookup(sp->dyn, addr, &e, &edge) && len <= e.hi - addr;
     shm_dyn_map_t *m = found ? calloc(1, sizeof *m) : NULL;
     if (!m)
         return NULL;
@@ -294,27 +307,8 @@ int rmaib_shm_dyn_copy(rmaib_win_t *w, int peer, uint64_t addr, void *buf, size_
 
 int rmaib_shm_dyn_moved(rmaib_win_t *w, int peer, uint64_t addr, uint64_t *edge)
 {
-    const shm_dyn_table_t *t = ((shm_win_t *) w->shm)->peers[peer].dyn;
-    int in;
-    RMAIB_BACKOFF(bo);
-    for (;;) {
-        uint64_t g = atomic_load_explicit(&t->gen, memory_order_acquire);
-        uint64_t n = t->n < RMAIB_MAX_ATTACH ? t->n : RMAIB_MAX_ATTACH;
-        in = 0;
-        *edge = UINT64_MAX;
-        for (uint64_t i = 0; !(g & 1) && i < n && !in; i++) {
-            if (addr >= t->e[i].lo && addr < t->e[i].hi) {
-                in = 1;
-                *edge = t->e[i].hi;
-            } else if (t->e[i].lo > addr && t->e[i].lo < *edge) {
-                *edge = t->e[i].lo;
-            }
-        }
-        atomic_thread_fence(memory_order_acquire);
-        if (!(g & 1) && atomic_load_explicit(&t->gen, memory_order_relaxed) == g)
-            return in;
-        rmaib_backoff(&bo);
-    }
+    shm_dyn_entry_t e;
+    return table_lookup(((shm_win_t *) w->shm)->peers[peer].dyn, addr, &e, edge);
 }
 
 void rmaib_shm_dyn_fini(rmaib_win_t *w)
