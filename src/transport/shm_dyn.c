@@ -157,6 +157,18 @@ static void map_free(shm_dyn_map_t *m)
     free(m);
 }
 
+/* A seqlock reader's closing check: did the table change while it was read?
+ * TSan does not model fences, so there a release RMW orders the reads instead. */
+static inline int table_moved(const shm_dyn_table_t *t, uint64_t g)
+{
+#if defined(__SANITIZE_THREAD__)
+    return atomic_fetch_add_explicit((_Atomic uint64_t *) &t->gen, 0, memory_order_acq_rel) != g;
+#else
+    atomic_thread_fence(memory_order_acquire);
+    return atomic_load_explicit(&t->gen, memory_order_relaxed) != g;
+#endif
+}
+
 /* The peer's table changed: keep the mappings of the regions it still lists. */
 static void recheck(shm_peer_t *sp)
 {
@@ -181,8 +193,7 @@ static void recheck(shm_peer_t *sp)
             m->next = *to;
             *to = m;
         }
-        atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&t->gen, memory_order_relaxed) != g) {
+        if (table_moved(t, g)) {
             sp->dmaps = keep;           /* torn: sort again, nothing lost */
             for (shm_dyn_map_t *m; (m = drop);) {
                 drop = m->next;
@@ -223,8 +234,7 @@ static int table_lookup(const shm_dyn_table_t *t, uint64_t addr, shm_dyn_entry_t
                 *edge = t->e[i].lo;
             }
         }
-        atomic_thread_fence(memory_order_acquire);
-        if (!(g & 1) && atomic_load_explicit(&t->gen, memory_order_relaxed) == g)
+        if (!(g & 1) && !table_moved(t, g))
             return in;
         rmaib_backoff(&bo);
     }
