@@ -17,9 +17,6 @@
 #include "base/reduce.h"
 #include "stream.h"
 
-int rmaib_target_base(rmaib_win_t *w, int target, int64_t tdisp, size_t count,
-                      const rmaib_layout_t *lay, uint64_t *roff);
-
 static const size_t ACC_LOCK = RMAIB_CTRL_OFF(acc_lock);
 
 /* How many of the len bytes at roff take the path of the element at roff. */

@@ -7,26 +7,18 @@
 #include "rma_impl.h"
 #include "stream.h"
 
-/* Where count elements of lay at target displacement tdisp start in the target's
- * data region; RMAIB_ERR_RMA_RANGE for any byte outside the window, caught here so
- * nothing is ever written out of bounds. */
-int rmaib_target_base(rmaib_win_t *w, int target, int64_t tdisp, size_t count,
-                       const rmaib_layout_t *lay, uint64_t *roff)
+/* rmaib_target_base of a dynamic window: displacements are addresses, and the
+ * range must lie in one region the target attached. */
+int rmaib_target_base_dynamic(rmaib_win_t *w, int target, int64_t tdisp, size_t count,
+                              const rmaib_layout_t *lay, uint64_t *roff)
 {
-    const rmaib_peer_t *pe = &w->peers[target];
-    int64_t base, lo, hi;
-    if (w->flavor == RMAIB_FLAVOR_DYNAMIC)
-        base = tdisp;       /* displacements are addresses */
-    else if (__builtin_mul_overflow(tdisp, (int64_t) pe->disp_unit, &base))
-        return RMAIB_ERR_RMA_RANGE;
+    int64_t lo, hi;
     rmaib_layout_span(lay, count, &lo, &hi);
-    if (__builtin_add_overflow(lo, base, &lo) || __builtin_add_overflow(hi, base, &hi))
+    if (__builtin_add_overflow(lo, tdisp, &lo) || __builtin_add_overflow(hi, tdisp, &hi))
         return RMAIB_ERR_RMA_RANGE;
-    *roff = (uint64_t) base;
-    if (w->flavor == RMAIB_FLAVOR_DYNAMIC)
-        return lo < 0 ? RMAIB_ERR_RMA_RANGE
-            : rmaib_dynamic_range_ok(w, target, (uint64_t) lo, (uint64_t) hi);
-    return lo < 0 || (uint64_t) hi > pe->size ? RMAIB_ERR_RMA_RANGE : RMAIB_OK;
+    *roff = (uint64_t) tdisp;
+    return lo < 0 ? RMAIB_ERR_RMA_RANGE
+        : rmaib_dynamic_range_ok(w, target, (uint64_t) lo, (uint64_t) hi);
 }
 
 /* Where walk_segs puts the next segment when *n has reached *cap: room() makes
@@ -92,9 +84,9 @@ static int xfer_generic(rmaib_win_t *w, int target, char *obuf, size_t ocount,
     return rc != RMAIB_OK || n == 0 ? rc : xfer_batch(&x, &segs, &n, &cap);
 }
 
-static int rma_prepare(rmaib_win_t *w, size_t ocount, const rmaib_layout_t *ol, int target,
-                       int64_t tdisp, size_t tcount, const rmaib_layout_t *tl, int flags,
-                       uint64_t *roff)
+static inline __attribute__((always_inline)) int
+rma_prepare(rmaib_win_t *w, size_t ocount, const rmaib_layout_t *ol, int target, int64_t tdisp,
+            size_t tcount, const rmaib_layout_t *tl, int flags, uint64_t *roff)
 {
     if (target < 0 || target >= w->nranks)
         return RMAIB_ERR_RANK;

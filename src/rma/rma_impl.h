@@ -64,6 +64,27 @@ int rmaib_flush_target(rmaib_win_t *w, int target);
 int rmaib_flush_issued(rmaib_win_t *w);
 int rmaib_quiesce(rmaib_win_t *w);
 int rmaib_dynamic_range_ok(rmaib_win_t *w, int target, uint64_t lo, uint64_t hi);
+int rmaib_target_base_dynamic(rmaib_win_t *w, int target, int64_t tdisp, size_t count,
+                              const rmaib_layout_t *lay, uint64_t *roff);
+
+/* Where count elements of lay at target displacement tdisp start in the target's
+ * data region; RMAIB_ERR_RMA_RANGE for any byte outside the window, caught here so
+ * nothing is ever written out of bounds.  Inline: every data call's path. */
+static inline int rmaib_target_base(rmaib_win_t *w, int target, int64_t tdisp, size_t count,
+                                    const rmaib_layout_t *lay, uint64_t *roff)
+{
+    if (w->flavor == RMAIB_FLAVOR_DYNAMIC)
+        return rmaib_target_base_dynamic(w, target, tdisp, count, lay, roff);
+    const rmaib_peer_t *pe = &w->peers[target];
+    int64_t base, lo, hi;
+    if (__builtin_mul_overflow(tdisp, (int64_t) pe->disp_unit, &base))
+        return RMAIB_ERR_RMA_RANGE;
+    rmaib_layout_span(lay, count, &lo, &hi);
+    if (__builtin_add_overflow(lo, base, &lo) || __builtin_add_overflow(hi, base, &hi))
+        return RMAIB_ERR_RMA_RANGE;
+    *roff = (uint64_t) base;
+    return lo < 0 || (uint64_t) hi > pe->size ? RMAIB_ERR_RMA_RANGE : RMAIB_OK;
+}
 
 /* The hot half of the epoch check: a passive epoch covering target. */
 static inline int rmaib_epoch_ok(rmaib_win_t *w, int target, int flags)

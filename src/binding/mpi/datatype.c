@@ -268,7 +268,8 @@ static int status_class(int status)
     return cls;
 }
 
-static const rmaib_layout_t *layout_slow(MPI_Datatype dt, int *err)
+/* Out of line: inlined, its frame would cost every predefined type's lookup. */
+static __attribute__((noinline)) const rmaib_layout_t *layout_slow(MPI_Datatype dt, int *err)
 {
     int status = MPI_SUCCESS, flag = 0, named, locked = 0;
     const rmaib_layout_t *lay = NULL;
