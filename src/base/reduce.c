@@ -300,9 +300,12 @@ reduce_body(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t 
 /* Three times: for any x86-64, for AVX2 and for AVX-512 (x86-64-v4), picked at
  * load by the CPU (an ifunc).  The indirect call costs an element's worth, so
  * short runs take the plain copy directly. */
-static void reduce_short(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n)
+void rmaib_reduce_short(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n)
 {
-    reduce_body(b, op, inout, in, n);
+    if (n == 1)         /* fetch-and-op's element: each case one operation, no loop */
+        reduce_body(b, op, inout, in, 1);
+    else
+        reduce_body(b, op, inout, in, n);
 }
 
 /* (Not under TSan: its instrumented ifunc resolver crashes at relocation, before
@@ -327,7 +330,7 @@ void rmaib_reduce(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, s
     if (op == RMAIB_OP_REPLACE)
         memmove(inout, in, bytes);
     else if (bytes < 256)
-        reduce_short(b, op, inout, in, n);
+        rmaib_reduce_short(b, op, inout, in, n);
     else
         reduce_long(b, op, inout, in, n);
 }

@@ -104,6 +104,10 @@ int rmaib_cas_valid(rmaib_basic_t b);
  * NO_OP does nothing.  Any alignment; in may equal inout but not partly overlap it.
  * The pair must be valid (rmaib_reduce_valid): an invalid one does nothing. */
 void rmaib_reduce(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n);
+/* The same for a valid pair of a reducing op (neither REPLACE nor NO_OP) on a short
+ * run, under 256 bytes: no checks and the plain kernel, for a caller on the latency
+ * path that has checked already. */
+void rmaib_reduce_short(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n);
 
 /* sizeof one element (pairs: sizeof the C struct); 0 for NONE or an unknown type. */
 static inline size_t rmaib_basic_size(rmaib_basic_t b)

@@ -195,6 +195,9 @@ static int acc_apply(rmaib_win_t *w, int target, rmaib_op_t op, rmaib_basic_t b,
         return acc_apply_pairs(w, target, op, b, operand, fetch, roff, tcount, tl);
     /* The common case, one contiguous run on the native path, needs no walk. */
     size_t total = tcount * tl->size;
+    if (tl->contig && atp->atomic_run
+        && atp->atomic_run(w, target, roff, b, op, operand, fetch, total / esize, &rc))
+        return rc;
     if (tl->contig && atp->acc_native(w, target, roff, b, op)
         && acc_span(w, target, roff, total, b) == total)
         return atp->data_atomic(w, target, roff, b, op, operand, fetch, total / esize);
@@ -307,12 +310,18 @@ int rmaib_accumulate(rmaib_win_t *w, const void *obuf, size_t ocount, const rmai
     int rc = acc_prepare(w, target, tdisp, tcount, tl, op, flags, &roff, &nothing);
     if (rc != RMAIB_OK || nothing)
         return rc;
+    if (ol->contig && tl->contig && tl->basic_size == rmaib_basic_size(tl->basic)
+        && w->atp->atomic_run
+        && w->atp->atomic_run(w, target, roff, tl->basic, op, obuf, NULL,
+                              tcount * tl->size / tl->basic_size, &rc))
+        return rc;
     char *tmp;
     const char *operand = contiguous(obuf, ocount, ol, &tmp);
     if (!operand)
         return RMAIB_ERR_NO_MEM;
     rc = acc_apply(w, target, op, tl->basic, operand, NULL, roff, tcount, tl);
-    free(tmp);
+    if (tmp)
+        free(tmp);
     return rc;
 }
 
@@ -370,6 +379,8 @@ int rmaib_fetch_and_op(rmaib_win_t *w, const void *obuf, void *rbuf, const rmaib
         return rc;
     if (op == RMAIB_OP_NO_OP)
         obuf = NULL;
+    if (w->atp->atomic_run && w->atp->atomic_run(w, target, roff, l->basic, op, obuf, rbuf, 1, &rc))
+        return rc;
     if (w->atp->acc_native(w, target, roff, l->basic, op))
         return w->atp->data_atomic(w, target, roff, l->basic, op, obuf, rbuf, 1);
     return acc_apply(w, target, op, l->basic, obuf, rbuf, roff, 1, l);

@@ -529,7 +529,7 @@ static int shm_put(rmaib_win_t *w, int peer, uint64_t roff, const void *src, siz
 {
     shm_peer_t *sp = w->peers[peer].tpp;
     if (shm_direct(sp, roff, len)) {
-        memcpy((char *) (sp->dbase + roff), src, len);
+        shm_copy((char *) (sp->dbase + roff), src, len);
         return RMAIB_OK;
     }
     rmaib_seg_t seg = { roff, (void *) src, len };
@@ -540,7 +540,7 @@ static int shm_get(rmaib_win_t *w, int peer, uint64_t roff, void *dst, size_t le
 {
     shm_peer_t *sp = w->peers[peer].tpp;
     if (shm_direct(sp, roff, len)) {
-        memcpy(dst, (char *) (sp->dbase + roff), len);
+        shm_copy(dst, (char *) (sp->dbase + roff), len);
         return RMAIB_OK;
     }
     rmaib_seg_t seg = { roff, dst, len };
@@ -616,6 +616,7 @@ const rmaib_tp_ops_t rmaib_shm_ops = {
     .acc_native_span = rmaib_shm_acc_native_span,
     .data_atomic = rmaib_shm_data_atomic,
     .data_cas = rmaib_shm_data_cas,
+    .atomic_run = rmaib_shm_atomic_run,
     .ctrl_read = shm_ctrl_read,
     .flush = shm_flush,
     .flush_local = shm_flush,

@@ -67,19 +67,24 @@ static uint64_t *stripe_of(const shm_peer_t *sp, uint64_t roff)
     return (uint64_t *) (sp->stripes + i * RMAIB_CACHELINE);
 }
 
-static void stripe_lock(uint64_t *lk)
+/* Out of line: the waiting loop's state would cost every uncontended caller. */
+static __attribute__((noinline)) void stripe_lock_wait(uint64_t *lk)
 {
-    uint64_t free_ = 0;
-    if (__atomic_compare_exchange_n(lk, &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-        return;
     RMAIB_BACKOFF(bo);  /* held by a peer that may have lost its core: yield to it */
     for (;;) {
-        free_ = 0;
+        uint64_t free_ = 0;
         if (__atomic_load_n(lk, __ATOMIC_RELAXED) == 0
             && __atomic_compare_exchange_n(lk, &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
             return;
         rmaib_backoff(&bo);
     }
+}
+
+static inline void stripe_lock(uint64_t *lk)
+{
+    uint64_t free_ = 0;
+    if (!__atomic_compare_exchange_n(lk, &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        stripe_lock_wait(lk);
 }
 
 static void stripe_unlock(uint64_t *lk)
@@ -143,6 +148,34 @@ int rmaib_shm_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t
     if (sp->dyn)
         rmaib_shm_dyn_unlock(w, peer);
     return rc;
+}
+
+/* acc_native's and acc_native_span's answer for a whole run of allocated memory, and
+ * a run within one stripe done here: one lock, the fetch, the plain kernel. */
+int rmaib_shm_atomic_run(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
+                         rmaib_op_t op, const void *operand, void *fetch, size_t n, int *rc)
+{
+    const shm_peer_t *sp = &((shm_win_t *) w->shm)->peers[peer];
+    size_t len = n * rmaib_basic_size(b);
+    char *t = (char *) (sp->dbase + roff);
+    if (sp->dyn || roff < sp->alo || roff > sp->ahi || len > sp->ahi - roff
+        || !rmaib_cpu_atomic_supported(b, op) || !rmaib_cpu_atomic_aligned(b, t))
+        return 0;
+    if (roff % SHM_ACC_STRIPE_BYTES + len > SHM_ACC_STRIPE_BYTES || len >= 256) {
+        *rc = rmaib_shm_data_atomic(w, peer, roff, b, op, operand, fetch, n);
+        return 1;
+    }
+    uint64_t *lk = stripe_of(sp, roff);
+    stripe_lock(lk);
+    if (fetch)
+        shm_copy(fetch, t, len);
+    if (op == RMAIB_OP_REPLACE)
+        shm_copy(t, operand, len);
+    else if (op != RMAIB_OP_NO_OP)
+        rmaib_reduce_short(b, op, t, operand, n);
+    stripe_unlock(lk);
+    *rc = RMAIB_OK;
+    return 1;
 }
 
 /* Compare bitwise, swap on equality, under the element's stripe lock; fixed widths,

@@ -6,6 +6,7 @@
 #define RMAIB_SHM_IMPL_H_INCLUDED
 
 #include <stdint.h>
+#include <string.h>
 #include <pthread.h>
 #include <sys/types.h>
 #include "rmaib_win.h"
@@ -67,6 +68,18 @@ static inline int shm_direct(const shm_peer_t *sp, uint64_t roff, size_t len)
     return roff >= sp->dlo && roff <= sp->dhi && len <= sp->dhi - roff;
 }
 
+/* memcpy, with one element's sizes as single moves instead of a call: the 8-byte
+ * put, get and fetch-and-op of the latency loops. */
+static inline void shm_copy(void *dst, const void *src, size_t len)
+{
+    switch (len) {
+    case 1: memcpy(dst, src, 1); return;
+    case 2: memcpy(dst, src, 2); return;
+    case 4: memcpy(dst, src, 4); return;
+    case 8: memcpy(dst, src, 8); return;
+    default: memcpy(dst, src, len); return;
+    }
+}
 
 /* Dynamic windows (shm_dyn.c): the table's size in the segment (0 for the other
  * flavors); the owner's attach and detach hooks; copy [addr, addr + len) of a
@@ -93,5 +106,7 @@ int rmaib_shm_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t
                           rmaib_op_t op, const void *operand, void *fetch, size_t n);
 int rmaib_shm_data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
                        const void *compare, const void *swap, void *result);
+int rmaib_shm_atomic_run(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
+                         rmaib_op_t op, const void *operand, void *fetch, size_t n, int *rc);
 
 #endif
