@@ -70,7 +70,8 @@ else
 EXTRA_DIST += bench/ofi_floor.c
 endif
 
-EXTRA_DIST += bench/README.md maint/bench-compare bench/startup.sh bench/umem_compare.sh
+EXTRA_DIST += bench/README.md maint/bench-compare maint/bench-icount bench/startup.sh \
+	bench/umem_compare.sh
 
 # make bench-startup [BENCH_STARTUP_FLAGS=--reps 3]: bench/startup.sh.
 BENCH_STARTUP_FLAGS =
