@@ -196,7 +196,7 @@ static int acc_apply(rmaib_win_t *w, int target, rmaib_op_t op, rmaib_basic_t b,
     /* The common case, one contiguous run on the native path, needs no walk. */
     size_t total = tcount * tl->size;
     if (tl->contig && atp->atomic_run
-        && atp->atomic_run(w, target, roff, b, op, operand, fetch, total / esize, &rc))
+        && atp->atomic_run(w, target, roff, b, op, operand, fetch, total, &rc))
         return rc;
     if (tl->contig && atp->acc_native(w, target, roff, b, op)
         && acc_span(w, target, roff, total, b) == total)
@@ -265,7 +265,8 @@ static int acc_prepare(rmaib_win_t *w, int target, int64_t tdisp, size_t tcount,
         *nothing = 1;
         return RMAIB_OK;
     }
-    if (tl->size % tl->basic_size)
+    if (tl->size != tl->basic_size && tl->size % tl->basic_size)    /* (no division
+                                                                    * for one element) */
         return RMAIB_ERR_TYPE;
     return rmaib_target_base(w, target, tdisp, tcount, tl, roff);
 }
@@ -312,8 +313,7 @@ int rmaib_accumulate(rmaib_win_t *w, const void *obuf, size_t ocount, const rmai
         return rc;
     if (ol->contig && tl->contig && tl->basic_size == rmaib_basic_size(tl->basic)
         && w->atp->atomic_run
-        && w->atp->atomic_run(w, target, roff, tl->basic, op, obuf, NULL,
-                              tcount * tl->size / tl->basic_size, &rc))
+        && w->atp->atomic_run(w, target, roff, tl->basic, op, obuf, NULL, tcount * tl->size, &rc))
         return rc;
     char *tmp;
     const char *operand = contiguous(obuf, ocount, ol, &tmp);
@@ -379,7 +379,9 @@ int rmaib_fetch_and_op(rmaib_win_t *w, const void *obuf, void *rbuf, const rmaib
         return rc;
     if (op == RMAIB_OP_NO_OP)
         obuf = NULL;
-    if (w->atp->atomic_run && w->atp->atomic_run(w, target, roff, l->basic, op, obuf, rbuf, 1, &rc))
+    if (w->atp->atomic_run
+        && w->atp->atomic_run(w, target, roff, l->basic, op, obuf, rbuf,
+                              rmaib_basic_size(l->basic), &rc))
         return rc;
     if (w->atp->acc_native(w, target, roff, l->basic, op))
         return w->atp->data_atomic(w, target, roff, l->basic, op, obuf, rbuf, 1);

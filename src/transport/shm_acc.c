@@ -153,14 +153,15 @@ int rmaib_shm_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t
 /* acc_native's and acc_native_span's answer for a whole run of allocated memory, and
  * a run within one stripe done here: one lock, the fetch, the plain kernel. */
 int rmaib_shm_atomic_run(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
-                         rmaib_op_t op, const void *operand, void *fetch, size_t n, int *rc)
+                         rmaib_op_t op, const void *operand, void *fetch, size_t len, int *rc)
 {
     const shm_peer_t *sp = &((shm_win_t *) w->shm)->peers[peer];
-    size_t len = n * rmaib_basic_size(b);
     char *t = (char *) (sp->dbase + roff);
     if (sp->dyn || roff < sp->alo || roff > sp->ahi || len > sp->ahi - roff
         || !rmaib_cpu_atomic_supported(b, op) || !rmaib_cpu_atomic_aligned(b, t))
         return 0;
+    /* (element sizes of CPU atomic types are powers of two: a shift, not a division) */
+    size_t n = len >> __builtin_ctzl(rmaib_basic_size(b));
     if (roff % SHM_ACC_STRIPE_BYTES + len > SHM_ACC_STRIPE_BYTES || len >= 256) {
         *rc = rmaib_shm_data_atomic(w, peer, roff, b, op, operand, fetch, n);
         return 1;

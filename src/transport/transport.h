@@ -110,12 +110,12 @@ typedef struct rmaib_tp_ops {
                        const void *operand, void *fetch, size_t n);
     int (*data_cas)(rmaib_win_t *win, int peer, uint64_t roff, size_t size, const void *compare,
                     const void *swap, void *result);
-    /* Optional (NULL: the three above, one after the other).  data_atomic of the n
-     * elements at roff if acc_native says yes for every one of them: returns 1 with
-     * its result in *rc, else 0 with nothing done.  One call on the latency path
-     * (one element, a short run) where the three take three. */
+    /* Optional (NULL: the three above, one after the other).  data_atomic of the len
+     * bytes (whole elements) at roff if acc_native says yes for every element:
+     * returns 1 with its result in *rc, else 0 with nothing done.  One call on the
+     * latency path (one element, a short run) where the three take three. */
     int (*atomic_run)(rmaib_win_t *win, int peer, uint64_t roff, rmaib_basic_t b,
-                      rmaib_op_t op, const void *operand, void *fetch, size_t n, int *rc);
+                      rmaib_op_t op, const void *operand, void *fetch, size_t len, int *rc);
 
     /* Bulk read of a peer's control block (the attach table of dynamic windows). */
     int (*ctrl_read)(rmaib_win_t *win, int peer, size_t off, void *dst, size_t len);
