@@ -12,15 +12,13 @@
 
 static const size_t LOCK = RMAIB_CTRL_OFF(lock);
 
-int rmaib_tas_acquire_shared(rmaib_win_t *w, int target)
+/* After a first try found a writer: back off and try again. */
+static int acquire_shared_wait(rmaib_win_t *w, int target)
 {
     RMAIB_BACKOFF(bo);
     for (;;) {
         uint64_t old;
-        int rc = rmaib_ctrl_op(w, target, LOCK, RMAIB_AOP_FADD, RMAIB_LOCK_SHARED_ONE, 0, &old);
-        if (rc != RMAIB_OK || !(old & (RMAIB_LOCK_WRITER | RMAIB_LOCK_WAIT_MASK)))
-            return rc;
-        rc = rmaib_ctrl_op(w, target, LOCK, RMAIB_AOP_FADD, -RMAIB_LOCK_SHARED_ONE, 0, NULL);
+        int rc = rmaib_ctrl_op(w, target, LOCK, RMAIB_AOP_FADD, -RMAIB_LOCK_SHARED_ONE, 0, NULL);
         if (rc != RMAIB_OK)
             return rc;
         do {                    /* wait for the writers with reads, not with increments */
@@ -29,7 +27,20 @@ int rmaib_tas_acquire_shared(rmaib_win_t *w, int target)
         } while (rc == RMAIB_OK && (old & (RMAIB_LOCK_WRITER | RMAIB_LOCK_WAIT_MASK)));
         if (rc != RMAIB_OK)
             return rc;
+        rc = rmaib_ctrl_op(w, target, LOCK, RMAIB_AOP_FADD, RMAIB_LOCK_SHARED_ONE, 0, &old);
+        if (rc != RMAIB_OK || !(old & (RMAIB_LOCK_WRITER | RMAIB_LOCK_WAIT_MASK)))
+            return rc;
     }
+}
+
+/* The uncontended lock is one atomic and no back-off state. */
+int rmaib_tas_acquire_shared(rmaib_win_t *w, int target)
+{
+    uint64_t old;
+    int rc = rmaib_ctrl_op(w, target, LOCK, RMAIB_AOP_FADD, RMAIB_LOCK_SHARED_ONE, 0, &old);
+    if (rc != RMAIB_OK || !(old & (RMAIB_LOCK_WRITER | RMAIB_LOCK_WAIT_MASK)))
+        return rc;
+    return acquire_shared_wait(w, target);
 }
 
 /* Take the writer bit once no one holds the word; the caller already counts as a
