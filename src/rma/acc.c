@@ -265,8 +265,8 @@ static int acc_prepare(rmaib_win_t *w, int target, int64_t tdisp, size_t tcount,
         *nothing = 1;
         return RMAIB_OK;
     }
-    if (tl->size != tl->basic_size && tl->size % tl->basic_size)    /* (no division
-                                                                    * for one element) */
+    /* (whole elements; no division for one element, the latency path's case) */
+    if (tl->size != tl->basic_size && tl->size % tl->basic_size)
         return RMAIB_ERR_TYPE;
     return rmaib_target_base(w, target, tdisp, tcount, tl, roff);
 }
