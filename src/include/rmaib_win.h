@@ -187,6 +187,8 @@ struct rmaib_win {
     int nlocks;                 /* locks held on single targets */
     int excl_count;             /* exclusive locks held: counted once on the master
                                  * (not with mt: each exclusive lock counts there) */
+    int excl_local;             /* exclusive locks read the master, never announce
+                                 * (lock_all.c: windows within a node) */
     int lock_all_nocheck;       /* lock_all was taken with MPI_MODE_NOCHECK */
     int fence_nosucceed;        /* last fence said NOSUCCEED */
     uint64_t fence_epoch;
@@ -197,6 +199,7 @@ struct rmaib_win {
 
     /* RMAIB_STATS: control-block atomics aimed at other ranks, and how many of them
      * the lock calls spent (seed 002's messages per lock acquisition). */
+    int stats;
     uint64_t stat_remote_ops;
     uint64_t stat_lock_acquires, stat_lock_ops;
 
@@ -216,10 +219,11 @@ static inline void rmaib_set_access(rmaib_win_t *w, int access)
 }
 
 /* A statistics counter that threads may bump at once: a lost count is harmless, a
- * locked add on every control-word atomic is not. */
-static inline void rmaib_stat_add(uint64_t *c, uint64_t n)
+ * locked add on every control-word atomic is not.  Without RMAIB_STATS, a branch. */
+static inline void rmaib_stat_add(const rmaib_win_t *w, uint64_t *c, uint64_t n)
 {
-    __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+    if (__builtin_expect(w->stats, 0))
+        __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
 }
 
 static inline uint64_t rmaib_load(const uint64_t *p)

@@ -50,6 +50,8 @@ static int acquire_mt(rmaib_win_t *w, int lock_type, int target)
 {
     if (lock_type == RMAIB_LOCK_SHARED)
         return rmaib_tas_acquire_shared(w, target);
+    if (w->excl_local)
+        return rmaib_global_excl_local(w, target);
     if (w->lock_alg == RMAIB_LOCKALG_TAS)
         return lock_exclusive_first(w, target);
     int rc = rmaib_global_excl_enter(w);
@@ -81,7 +83,7 @@ static int lock_mt(rmaib_win_t *w, int lock_type, int target, int assert)
     if (rc == RMAIB_OK) {
         w->peers[target].lock_type = (uint8_t) (lock_type
                                                 | (assert & RMAIB_MODE_NOCHECK ? RMAIB_LOCK_NOCHECK_BIT : 0));
-        w->stat_lock_acquires++;
+        rmaib_stat_add(w, &w->stat_lock_acquires, 1);
     } else {
         w->peers[target].lock_type = RMAIB_LOCK_NONE;
         if (--w->nlocks == 0)
@@ -109,7 +111,7 @@ static int unlock_mt(rmaib_win_t *w, int target)
         } else {
             rc2 = w->lock_alg == RMAIB_LOCKALG_MCS ? rmaib_mcs_release(w, target)
                 : rmaib_tas_release(w, target, type);
-            if (rc2 == RMAIB_OK)
+            if (rc2 == RMAIB_OK && !w->excl_local)
                 rc2 = rmaib_global_excl_leave(w);
         }
     }
@@ -121,51 +123,63 @@ static int unlock_mt(rmaib_win_t *w, int target)
     return rmaib_first_error(rc, rc2);
 }
 
+/* The lock word steps of rmaib_lock, outside the epoch bookkeeping. */
+static int acquire(rmaib_win_t *w, int lock_type, int target)
+{
+    if (lock_type == RMAIB_LOCK_SHARED)
+        return rmaib_tas_acquire_shared(w, target);
+    if (w->excl_local)
+        return rmaib_global_excl_local(w, target);
+    int rc = RMAIB_OK;
+    if (w->excl_count == 0 && w->lock_alg == RMAIB_LOCKALG_TAS) {
+        rc = lock_exclusive_first(w, target);
+    } else {
+        if (w->excl_count == 0)
+            rc = rmaib_global_excl_enter(w);
+        if (rc != RMAIB_OK)
+            return rc;
+        rc = w->lock_alg == RMAIB_LOCKALG_MCS ? rmaib_mcs_acquire(w, target)
+            : rmaib_tas_acquire_exclusive(w, target);
+        if (rc != RMAIB_OK && w->excl_count == 0)
+            rmaib_global_excl_leave(w);
+    }
+    if (rc == RMAIB_OK)
+        w->excl_count++;
+    return rc;
+}
+
+static int release(rmaib_win_t *w, int type, int target)
+{
+    if (type == RMAIB_LOCK_SHARED || w->excl_local)
+        return rmaib_tas_release(w, target, type);
+    int rc = w->lock_alg == RMAIB_LOCKALG_MCS ? rmaib_mcs_release(w, target)
+        : rmaib_tas_release(w, target, type);
+    if (--w->excl_count == 0 && rc == RMAIB_OK)
+        rc = rmaib_global_excl_leave(w);
+    return rc;
+}
+
 int rmaib_lock(rmaib_win_t *w, int lock_type, int target, int assert)
 {
-    int rc = RMAIB_OK;
     if (lock_type != RMAIB_LOCK_SHARED && lock_type != RMAIB_LOCK_EXCLUSIVE)
         return RMAIB_ERR_LOCKTYPE;
-    if (target < 0 || target >= w->nranks)
+    if ((unsigned) target >= (unsigned) w->nranks)
         return RMAIB_ERR_RANK;
     if (assert & ~RMAIB_MODE_NOCHECK)
         return RMAIB_ERR_ASSERT;
     if (w->mt)
         return lock_mt(w, lock_type, target, assert);
-    if (w->access != RMAIB_ACCESS_NONE && w->access != RMAIB_ACCESS_FENCE_ISSUED
-        && w->access != RMAIB_ACCESS_LOCK)
+    if ((w->access != RMAIB_ACCESS_NONE && w->access != RMAIB_ACCESS_FENCE_ISSUED
+         && w->access != RMAIB_ACCESS_LOCK) || w->peers[target].lock_type)
         return RMAIB_ERR_RMA_SYNC;
-    if (w->peers[target].lock_type)
-        return RMAIB_ERR_RMA_SYNC;
-    uint64_t ops0 = w->stat_remote_ops;
-
     if (!(assert & RMAIB_MODE_NOCHECK)) {
-        if (lock_type == RMAIB_LOCK_SHARED) {
-            rc = rmaib_tas_acquire_shared(w, target);
-        } else if (w->excl_count == 0 && w->lock_alg == RMAIB_LOCKALG_TAS) {
-            rc = lock_exclusive_first(w, target);
-            if (rc != RMAIB_OK)
-                return rc;
-            w->excl_count++;
-        } else {
-            if (w->excl_count == 0)
-                rc = rmaib_global_excl_enter(w);
-            if (rc != RMAIB_OK)
-                return rc;
-            rc = w->lock_alg == RMAIB_LOCKALG_MCS ? rmaib_mcs_acquire(w, target)
-                : rmaib_tas_acquire_exclusive(w, target);
-            if (rc != RMAIB_OK) {
-                if (w->excl_count == 0)
-                    rmaib_global_excl_leave(w);
-                return rc;
-            }
-            w->excl_count++;
-        }
+        uint64_t ops0 = w->stat_remote_ops;
+        int rc = acquire(w, lock_type, target);
         if (rc != RMAIB_OK)
             return rc;
+        rmaib_stat_add(w, &w->stat_lock_ops, w->stat_remote_ops - ops0);
     }
-    w->stat_lock_acquires++;
-    w->stat_lock_ops += w->stat_remote_ops - ops0;
+    rmaib_stat_add(w, &w->stat_lock_acquires, 1);
     w->peers[target].lock_type = (uint8_t) (lock_type
                                             | (assert & RMAIB_MODE_NOCHECK ? RMAIB_LOCK_NOCHECK_BIT : 0));
     w->nlocks++;
@@ -175,30 +189,21 @@ int rmaib_lock(rmaib_win_t *w, int lock_type, int target, int assert)
 
 int rmaib_unlock(rmaib_win_t *w, int target)
 {
-    if (target < 0 || target >= w->nranks)
+    if ((unsigned) target >= (unsigned) w->nranks)
         return RMAIB_ERR_RANK;
     if (w->mt)
         return unlock_mt(w, target);
     int held = w->peers[target].lock_type;
     if (w->access != RMAIB_ACCESS_LOCK || !held)
         return RMAIB_ERR_RMA_SYNC;
-    int type = held & ~RMAIB_LOCK_NOCHECK_BIT;
-    int rc = rmaib_flush_target(w, target), rc2 = RMAIB_OK;
-    uint64_t ops0 = w->stat_remote_ops;
+    int rc = rmaib_flush_target(w, target);
     /* The lock goes even if the flush failed: the error is the epoch's operations',
      * and a lock kept would stall every other origin for good. */
     if (!(held & RMAIB_LOCK_NOCHECK_BIT)) {
-        if (type == RMAIB_LOCK_SHARED) {
-            rc2 = rmaib_tas_release(w, target, type);
-        } else {
-            rc2 = w->lock_alg == RMAIB_LOCKALG_MCS ? rmaib_mcs_release(w, target)
-                : rmaib_tas_release(w, target, type);
-            if (--w->excl_count == 0 && rc2 == RMAIB_OK)
-                rc2 = rmaib_global_excl_leave(w);
-        }
+        uint64_t ops0 = w->stat_remote_ops;
+        rc = rmaib_first_error(rc, release(w, held, target));
+        rmaib_stat_add(w, &w->stat_lock_ops, w->stat_remote_ops - ops0);
     }
-    rc = rmaib_first_error(rc, rc2);
-    w->stat_lock_ops += w->stat_remote_ops - ops0;
     w->peers[target].lock_type = RMAIB_LOCK_NONE;
     if (--w->nlocks == 0)
         w->access = RMAIB_ACCESS_NONE;

@@ -66,7 +66,7 @@ static int notify_after_data(rmaib_win_t *w, int target, int idx)
 {
     const rmaib_tp_ops_t *tp = w->peers[target].tp;
     if (tp->notify_add && w->atp == tp && !w->peers[target].ctrl_mapped) {
-        rmaib_stat_add(&w->stat_remote_ops, target != w->rank);
+        rmaib_stat_add(w, &w->stat_remote_ops, target != w->rank);
         return tp->notify_add(w, target, notify_off(w, idx));
     }
     int rc = rmaib_flush_target(w, target);

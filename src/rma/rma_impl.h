@@ -12,7 +12,7 @@
 static inline int rmaib_ctrl_op(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
                                 uint64_t operand, uint64_t compare, uint64_t *result)
 {
-    rmaib_stat_add(&w->stat_remote_ops, peer != w->rank);
+    rmaib_stat_add(w, &w->stat_remote_ops, peer != w->rank);
     char *mapped = w->peers[peer].ctrl_mapped;
     if (mapped) {
         uint64_t old = rmaib_cpu_ctrl_atomic(mapped + off, op, operand, compare);
@@ -43,7 +43,7 @@ static inline int rmaib_ctrl_op2(rmaib_win_t *w, const rmaib_ctrl_req_t req[2])
 {
     if (w->atp->ctrl_atomic2 && !w->peers[req[0].peer].ctrl_mapped
         && !w->peers[req[1].peer].ctrl_mapped) {
-        rmaib_stat_add(&w->stat_remote_ops, (uint64_t) (req[0].peer != w->rank)
+        rmaib_stat_add(w, &w->stat_remote_ops, (uint64_t) (req[0].peer != w->rank)
                        + (uint64_t) (req[1].peer != w->rank));
         return w->atp->ctrl_atomic2(w, req);
     }
@@ -111,6 +111,8 @@ int rmaib_global_excl_leave(rmaib_win_t *w);
  * got in (else leave, and enter again the slow way). */
 void rmaib_global_excl_req(rmaib_ctrl_req_t *req, uint64_t *old);
 int rmaib_global_excl_entered(uint64_t old);
+/* An exclusive lock on target where w->excl_local: the master is read, not told. */
+int rmaib_global_excl_local(rmaib_win_t *w, int target);
 
 /* putget.c: a get after which *counter grows by one once the data is in obuf. */
 int rmaib_get_counted(rmaib_win_t *w, void *obuf, size_t ocount, const rmaib_layout_t *ol,

@@ -96,6 +96,7 @@ static rmaib_win_t *win_new(const rmaib_win_args_t *a)
     w->lock_alg = a->lock_alg;
     w->noncontig = a->noncontig;
     w->cma_peers = a->cma_peers;
+    w->stats = rmaib_config.stats;
     /* Decided once: a program that cannot have two threads in one window pays for no
      * lock in its lock calls (rmaib_lock). */
     w->mt = rmaib_host_thread_multiple();
@@ -192,6 +193,8 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
     rc = rmaib_transport_win_init(w);
     if (rc != RMAIB_OK)
         goto fn_fail;
+    w->excl_local = w->lock_alg == RMAIB_LOCKALG_TAS && w->nnodes == 1
+        && w->ctrl_cpu == RMAIB_CTRL_CPU_ALL;
     win_describe(w);
     *out = w;
 
