@@ -62,7 +62,8 @@ static int acquire_mt(rmaib_win_t *w, int lock_type, int target)
 
 /* The target is ours (RMAIB_LOCK_PENDING) from the check on, so a second thread
  * locking it gets MPI_ERR_RMA_SYNC, as MPI calls that erroneous, not a deadlock. */
-static int lock_mt(rmaib_win_t *w, int lock_type, int target, int assert)
+static __attribute__((noinline)) int lock_mt(rmaib_win_t *w, int lock_type, int target,
+                                            int assert)
 {
     pthread_mutex_lock(&w->epoch_lock);
     int access = w->access, rc = RMAIB_OK;
@@ -93,7 +94,7 @@ static int lock_mt(rmaib_win_t *w, int lock_type, int target, int assert)
     return rc;
 }
 
-static int unlock_mt(rmaib_win_t *w, int target)
+static __attribute__((noinline)) int unlock_mt(rmaib_win_t *w, int target)
 {
     pthread_mutex_lock(&w->epoch_lock);
     int held = w->peers[target].lock_type;

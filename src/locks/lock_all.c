@@ -61,7 +61,8 @@ int rmaib_global_excl_leave(rmaib_win_t *w)
  * every target's word, which costs a load each within a node. */
 /* The contended steps of rmaib_global_excl_local.  old is what the CAS on the
  * target's word found; where that was 0 we hold the word and g is the master's. */
-static int excl_local_wait(rmaib_win_t *w, int target, uint64_t old, uint64_t g)
+static __attribute__((noinline)) int excl_local_wait(rmaib_win_t *w, int target, uint64_t old,
+                                                    uint64_t g)
 {
     RMAIB_BACKOFF(bo);
     for (;;) {

@@ -7,13 +7,14 @@
  *            now back off), wait for the holders to drain, then CAS the waiting
  *            count into the writer bit.
  * release:   fetch-add of the negated share.
+ * The shared first try and the release are inline, in rma_impl.h.
  */
 #include "rma/rma_impl.h"
 
 static const size_t LOCK = RMAIB_CTRL_OFF(lock);
 
 /* After a first try found a writer: back off and try again. */
-static int acquire_shared_wait(rmaib_win_t *w, int target)
+int rmaib_tas_acquire_shared_wait(rmaib_win_t *w, int target)
 {
     RMAIB_BACKOFF(bo);
     for (;;) {
@@ -31,16 +32,6 @@ static int acquire_shared_wait(rmaib_win_t *w, int target)
         if (rc != RMAIB_OK || !(old & (RMAIB_LOCK_WRITER | RMAIB_LOCK_WAIT_MASK)))
             return rc;
     }
-}
-
-/* The uncontended lock is one atomic and no back-off state. */
-int rmaib_tas_acquire_shared(rmaib_win_t *w, int target)
-{
-    uint64_t old;
-    int rc = rmaib_ctrl_op(w, target, LOCK, RMAIB_AOP_FADD, RMAIB_LOCK_SHARED_ONE, 0, &old);
-    if (rc != RMAIB_OK || !(old & (RMAIB_LOCK_WRITER | RMAIB_LOCK_WAIT_MASK)))
-        return rc;
-    return acquire_shared_wait(w, target);
 }
 
 /* Take the writer bit once no one holds the word; the caller already counts as a
@@ -83,10 +74,4 @@ int rmaib_tas_acquire_exclusive(rmaib_win_t *w, int target)
     uint64_t old;
     int rc = rmaib_ctrl_op(w, target, LOCK, RMAIB_AOP_CAS, RMAIB_LOCK_WRITER, 0, &old);
     return rc != RMAIB_OK ? rc : rmaib_tas_exclusive_finish(w, target, old);
-}
-
-int rmaib_tas_release(rmaib_win_t *w, int target, int lock_type)
-{
-    uint64_t share = lock_type == RMAIB_LOCK_EXCLUSIVE ? RMAIB_LOCK_WRITER : RMAIB_LOCK_SHARED_ONE;
-    return rmaib_ctrl_op(w, target, LOCK, RMAIB_AOP_FADD, -share, 0, NULL);
 }

@@ -51,24 +51,10 @@ static int passive_any_ok(rmaib_win_t *w)
 
 /* (Inline, and a tail call where one transport carries all: MPI_Win_flush is on
  * every latency loop.) */
-static inline int flush_target(rmaib_win_t *w, int target)
-{
-    const rmaib_tp_ops_t *tp = w->peers[target].tp;
-    if (w->atp == tp)
-        return tp->flush(w, target);
-    int rc = tp->flush(w, target);
-    return rmaib_first_error(rc, w->atp->flush(w, target));
-}
-
 int rmaib_flush(rmaib_win_t *w, int target)
 {
     int rc = passive_target_ok(w, target);
-    return rc != RMAIB_OK ? rc : flush_target(w, target);
-}
-
-int rmaib_flush_target(rmaib_win_t *w, int target)
-{
-    return flush_target(w, target);
+    return rc != RMAIB_OK ? rc : rmaib_flush_target(w, target);
 }
 
 int rmaib_flush_local(rmaib_win_t *w, int target)

@@ -60,7 +60,14 @@ int rmaib_epoch_check_target(rmaib_win_t *w, int target, int flags);
  * and, where the window's atomics transport is another (a window spanning nodes),
  * through that one too, which carried the accumulates and control-word atomics and
  * holds any error they met. */
-int rmaib_flush_target(rmaib_win_t *w, int target);
+static inline int rmaib_flush_target(rmaib_win_t *w, int target)
+{
+    const rmaib_tp_ops_t *tp = w->peers[target].tp;
+    if (w->atp == tp)
+        return tp->flush(w, target);
+    int rc = tp->flush(w, target);
+    return rmaib_first_error(rc, w->atp->flush(w, target));
+}
 int rmaib_flush_issued(rmaib_win_t *w);
 int rmaib_quiesce(rmaib_win_t *w);
 int rmaib_dynamic_range_ok(rmaib_win_t *w, int target, uint64_t lo, uint64_t hi);
@@ -96,13 +103,27 @@ static inline int rmaib_epoch_ok(rmaib_win_t *w, int target, int flags)
     return rmaib_epoch_check_target(w, target, flags);
 }
 int rmaib_pscw_wait_post(rmaib_win_t *w, int target);
-int rmaib_tas_acquire_shared(rmaib_win_t *w, int target);
+/* tas.c: the uncontended shared lock and every release are one atomic, inline. */
+int rmaib_tas_acquire_shared_wait(rmaib_win_t *w, int target);
+static inline int rmaib_tas_acquire_shared(rmaib_win_t *w, int target)
+{
+    uint64_t old;
+    int rc = rmaib_ctrl_op(w, target, RMAIB_CTRL_OFF(lock), RMAIB_AOP_FADD,
+                           RMAIB_LOCK_SHARED_ONE, 0, &old);
+    if (rc != RMAIB_OK || !(old & (RMAIB_LOCK_WRITER | RMAIB_LOCK_WAIT_MASK)))
+        return rc;
+    return rmaib_tas_acquire_shared_wait(w, target);
+}
+static inline int rmaib_tas_release(rmaib_win_t *w, int target, int lock_type)
+{
+    uint64_t share = lock_type == RMAIB_LOCK_EXCLUSIVE ? RMAIB_LOCK_WRITER : RMAIB_LOCK_SHARED_ONE;
+    return rmaib_ctrl_op(w, target, RMAIB_CTRL_OFF(lock), RMAIB_AOP_FADD, -share, 0, NULL);
+}
 int rmaib_tas_acquire_exclusive(rmaib_win_t *w, int target);
 /* The first step of an exclusive acquisition as a request (CAS 0 -> writer, old value
  * into *old), and the rest of it once that request has returned old. */
 void rmaib_tas_exclusive_req(int target, rmaib_ctrl_req_t *req, uint64_t *old);
 int rmaib_tas_exclusive_finish(rmaib_win_t *w, int target, uint64_t old);
-int rmaib_tas_release(rmaib_win_t *w, int target, int lock_type);
 int rmaib_mcs_acquire(rmaib_win_t *w, int target);
 int rmaib_mcs_release(rmaib_win_t *w, int target);
 int rmaib_global_excl_enter(rmaib_win_t *w);

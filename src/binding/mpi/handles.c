@@ -19,7 +19,7 @@ typedef struct slot {
 
 static slot_t *table;
 static size_t cap, used;     /* used counts live and deleted slots */
-static rmaib_mpi_win_t *last_val;
+rmaib_mpi_win_t *rmaib_mpi_win_last;
 
 static uintptr_t key_of(MPI_Win w)
 {
@@ -36,11 +36,8 @@ static size_t hash(uintptr_t k)
     return (size_t) k;
 }
 
-rmaib_mpi_win_t *rmaib_mpi_win_find(MPI_Win w)
+rmaib_mpi_win_t *rmaib_mpi_win_find_slow(MPI_Win w)
 {
-    rmaib_mpi_win_t *last = __atomic_load_n(&last_val, __ATOMIC_RELAXED);
-    if (last && memcmp(&last->shadow, &w, sizeof w) == 0)
-        return last;
     uintptr_t k = key_of(w);
     if (!cap)
         return NULL;
@@ -48,7 +45,7 @@ rmaib_mpi_win_t *rmaib_mpi_win_find(MPI_Win w)
         if (table[i].key == 0)
             return NULL;
         if (table[i].key == k) {
-            __atomic_store_n(&last_val, table[i].val, __ATOMIC_RELAXED);
+            __atomic_store_n(&rmaib_mpi_win_last, table[i].val, __ATOMIC_RELAXED);
             return table[i].val;
         }
     }
@@ -94,9 +91,9 @@ int rmaib_mpi_win_insert(rmaib_mpi_win_t *bw)
 void rmaib_mpi_win_remove(MPI_Win w)
 {
     uintptr_t k = key_of(w);
-    rmaib_mpi_win_t *last = __atomic_load_n(&last_val, __ATOMIC_RELAXED);
+    rmaib_mpi_win_t *last = __atomic_load_n(&rmaib_mpi_win_last, __ATOMIC_RELAXED);
     if (last && memcmp(&last->shadow, &w, sizeof w) == 0)
-        __atomic_store_n(&last_val, NULL, __ATOMIC_RELAXED);
+        __atomic_store_n(&rmaib_mpi_win_last, NULL, __ATOMIC_RELAXED);
     if (!cap)
         return;
     for (size_t i = hash(k) & (cap - 1); table[i].key; i = (i + 1) & (cap - 1))

@@ -63,9 +63,9 @@ static inline int rmaib_mpi_rma_ret(rmaib_mpi_win_t *bw, int rerr, int flags, MP
 }
 
 /* MPI_Put and MPI_Rput (flags RMAIB_OP_REQUEST), int and _c forms. */
-static inline int rmaib_mpi_put(const void *obuf, MPI_Count ocount, MPI_Datatype otype,
-                                int target, MPI_Aint tdisp, MPI_Count tcount,
-                                MPI_Datatype ttype, MPI_Win win, int flags, MPI_Request *req)
+static inline __attribute__((always_inline)) int
+rmaib_mpi_put(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
+              MPI_Count tcount, MPI_Datatype ttype, MPI_Win win, int flags, MPI_Request *req)
 {
     LOOKUP(win, bw);
     const rmaib_layout_t *ol, *tl;
@@ -77,9 +77,9 @@ static inline int rmaib_mpi_put(const void *obuf, MPI_Count ocount, MPI_Datatype
 }
 
 /* MPI_Get and MPI_Rget, int and _c forms. */
-static inline int rmaib_mpi_get(void *obuf, MPI_Count ocount, MPI_Datatype otype, int target,
-                                MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype,
-                                MPI_Win win, int flags, MPI_Request *req)
+static inline __attribute__((always_inline)) int
+rmaib_mpi_get(void *obuf, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
+              MPI_Count tcount, MPI_Datatype ttype, MPI_Win win, int flags, MPI_Request *req)
 {
     LOOKUP(win, bw);
     const rmaib_layout_t *ol, *tl;
