@@ -124,13 +124,10 @@ static __attribute__((noinline)) int unlock_mt(rmaib_win_t *w, int target)
     return rmaib_first_error(rc, rc2);
 }
 
-/* The lock word steps of rmaib_lock, outside the epoch bookkeeping. */
-static int acquire(rmaib_win_t *w, int lock_type, int target)
+/* Exclusive locks the master is told of (rmaib_lock=mcs, or a window spanning
+ * nodes): once, while this process holds any. */
+static __attribute__((noinline)) int acquire_announced(rmaib_win_t *w, int target)
 {
-    if (lock_type == RMAIB_LOCK_SHARED)
-        return rmaib_tas_acquire_shared(w, target);
-    if (w->excl_local)
-        return rmaib_global_excl_local(w, target);
     int rc = RMAIB_OK;
     if (w->excl_count == 0 && w->lock_alg == RMAIB_LOCKALG_TAS) {
         rc = lock_exclusive_first(w, target);
@@ -149,14 +146,44 @@ static int acquire(rmaib_win_t *w, int lock_type, int target)
     return rc;
 }
 
-static int release(rmaib_win_t *w, int type, int target)
+static __attribute__((noinline)) int release_announced(rmaib_win_t *w, int target)
 {
-    if (type == RMAIB_LOCK_SHARED || w->excl_local)
-        return rmaib_tas_release(w, target, type);
     int rc = w->lock_alg == RMAIB_LOCKALG_MCS ? rmaib_mcs_release(w, target)
-        : rmaib_tas_release(w, target, type);
+        : rmaib_tas_release(w, target, RMAIB_LOCK_EXCLUSIVE);
     if (--w->excl_count == 0 && rc == RMAIB_OK)
         rc = rmaib_global_excl_leave(w);
+    return rc;
+}
+
+/* The lock word steps of rmaib_lock and rmaib_unlock, outside the epoch
+ * bookkeeping; the common ones inline. */
+static inline int acquire(rmaib_win_t *w, int lock_type, int target)
+{
+    return lock_type == RMAIB_LOCK_SHARED ? rmaib_tas_acquire_shared(w, target)
+        : w->excl_local ? rmaib_global_excl_local(w, target)
+        : acquire_announced(w, target);
+}
+
+static inline int release(rmaib_win_t *w, int type, int target)
+{
+    return type == RMAIB_LOCK_SHARED || w->excl_local ? rmaib_tas_release(w, target, type)
+        : release_announced(w, target);
+}
+
+/* With RMAIB_STATS: the same, counting the atomics they spend. */
+static __attribute__((noinline)) int acquire_counted(rmaib_win_t *w, int lock_type, int target)
+{
+    uint64_t ops0 = w->stat_remote_ops;
+    int rc = acquire(w, lock_type, target);
+    rmaib_stat_add(w, &w->stat_lock_ops, w->stat_remote_ops - ops0);
+    return rc;
+}
+
+static __attribute__((noinline)) int release_counted(rmaib_win_t *w, int type, int target)
+{
+    uint64_t ops0 = w->stat_remote_ops;
+    int rc = release(w, type, target);
+    rmaib_stat_add(w, &w->stat_lock_ops, w->stat_remote_ops - ops0);
     return rc;
 }
 
@@ -173,16 +200,16 @@ int rmaib_lock(rmaib_win_t *w, int lock_type, int target, int assert)
     if ((w->access != RMAIB_ACCESS_NONE && w->access != RMAIB_ACCESS_FENCE_ISSUED
          && w->access != RMAIB_ACCESS_LOCK) || w->peers[target].lock_type)
         return RMAIB_ERR_RMA_SYNC;
-    if (!(assert & RMAIB_MODE_NOCHECK)) {
-        uint64_t ops0 = w->stat_remote_ops;
-        int rc = acquire(w, lock_type, target);
+    if (assert & RMAIB_MODE_NOCHECK) {
+        lock_type |= RMAIB_LOCK_NOCHECK_BIT;
+    } else {
+        int rc = __builtin_expect(w->stats, 0) ? acquire_counted(w, lock_type, target)
+            : acquire(w, lock_type, target);
         if (rc != RMAIB_OK)
             return rc;
-        rmaib_stat_add(w, &w->stat_lock_ops, w->stat_remote_ops - ops0);
     }
     rmaib_stat_add(w, &w->stat_lock_acquires, 1);
-    w->peers[target].lock_type = (uint8_t) (lock_type
-                                            | (assert & RMAIB_MODE_NOCHECK ? RMAIB_LOCK_NOCHECK_BIT : 0));
+    w->peers[target].lock_type = (uint8_t) lock_type;
     w->nlocks++;
     w->access = RMAIB_ACCESS_LOCK;
     return RMAIB_OK;
@@ -201,9 +228,8 @@ int rmaib_unlock(rmaib_win_t *w, int target)
     /* The lock goes even if the flush failed: the error is the epoch's operations',
      * and a lock kept would stall every other origin for good. */
     if (!(held & RMAIB_LOCK_NOCHECK_BIT)) {
-        uint64_t ops0 = w->stat_remote_ops;
-        rc = rmaib_first_error(rc, release(w, held, target));
-        rmaib_stat_add(w, &w->stat_lock_ops, w->stat_remote_ops - ops0);
+        rc = rmaib_first_error(rc, __builtin_expect(w->stats, 0)
+                               ? release_counted(w, held, target) : release(w, held, target));
     }
     w->peers[target].lock_type = RMAIB_LOCK_NONE;
     if (--w->nlocks == 0)
