@@ -42,12 +42,10 @@ void rmaib_mpi_layout_release(const rmaib_layout_t *l)
 #define NAMED_SLOTS 256           /* power of two, well over twice the named types,
                                    * so a miss (every derived type) stops at once */
 
-typedef struct named_slot {
-    uintptr_t key;
-    const rmaib_layout_t *lay;   /* NULL: empty slot */
-} named_slot_t;
+typedef rmaib_mpi_named_slot_t named_slot_t;
 
 static named_slot_t named_tab[NAMED_SLOTS];
+const named_slot_t *rmaib_mpi_named_last;
 static struct named_box named_store[NAMED_MAX_TYPES];
 static atomic_int named_ready;
 
@@ -63,18 +61,6 @@ typedef struct extra {
 } extra_t;
 static extra_t *extras;
 
-/* An int handle (MPICH) or a pointer handle (Open MPI) as an integer key. */
-static inline uintptr_t dt_key(MPI_Datatype dt)
-{
-    union {
-        MPI_Datatype dt;
-        uintptr_t key;
-    } u;
-    u.key = 0;
-    u.dt = dt;
-    return u.key;
-}
-
 static inline size_t named_slot_of(uintptr_t key)
 {
     return (size_t) (((uint64_t) key * UINT64_C(0x9e3779b97f4a7c15)) >> 56) & (NAMED_SLOTS - 1);
@@ -88,6 +74,17 @@ static inline const rmaib_layout_t *named_find(uintptr_t key)
             return named_tab[i].lay;
 }
 
+/* named_find for the entry points, remembering a hit (rmaib_mpi_named_hit). */
+static inline const rmaib_layout_t *named_find_last(uintptr_t key)
+{
+    for (size_t i = named_slot_of(key);; i = (i + 1) & (NAMED_SLOTS - 1))
+        if (named_tab[i].key == key || !named_tab[i].lay) {
+            if (named_tab[i].lay)
+                __atomic_store_n(&rmaib_mpi_named_last, &named_tab[i], __ATOMIC_RELEASE);
+            return named_tab[i].lay;
+        }
+}
+
 static void named_insert(uintptr_t key, const rmaib_layout_t *lay)
 {
     size_t i = named_slot_of(key);
@@ -99,7 +96,7 @@ static void named_insert(uintptr_t key, const rmaib_layout_t *lay)
 
 const rmaib_layout_t *rmaib_mpi_named_lookup(MPI_Datatype dt)
 {
-    return named_find(dt_key(dt));
+    return named_find(rmaib_mpi_dt_key(dt));
 }
 
 _Static_assert(2 * NAMED_MAX_TYPES <= NAMED_SLOTS, "keep the table at most half full");
@@ -133,7 +130,7 @@ static int named_init(void)
     }
     for (size_t i = 0; i < rmaib_mpi_named_count; i++) {
         MPI_Datatype dt = rmaib_mpi_named_spec[i].dt;
-        uintptr_t key = dt_key(dt);
+        uintptr_t key = rmaib_mpi_dt_key(dt);
         int fits;
 
         /* Absent types are MPI_DATATYPE_NULL; aliases (MPI_LONG_LONG) share a handle. */
@@ -150,6 +147,7 @@ static int named_init(void)
   fn_exit:
     return status;
   fn_fail:
+    __atomic_store_n(&rmaib_mpi_named_last, NULL, __ATOMIC_RELAXED);
     memset(named_tab, 0, sizeof named_tab);
     goto fn_exit;
 }
@@ -231,7 +229,7 @@ static int check_committed(MPI_Datatype dt)
 static int extra_layout(MPI_Datatype dt, const rmaib_layout_t **lay)
 {
     int status;
-    uintptr_t key = dt_key(dt);
+    uintptr_t key = rmaib_mpi_dt_key(dt);
     extra_t *e;
 
     for (e = extras; e; e = e->next)
@@ -286,7 +284,7 @@ static __attribute__((noinline)) const rmaib_layout_t *layout_slow(MPI_Datatype 
         pthread_mutex_unlock(&slow_lock);
         if (status)
             goto fn_fail;
-        lay = named_find(dt_key(dt));
+        lay = named_find(rmaib_mpi_dt_key(dt));
         if (lay)
             goto fn_exit;
     }
@@ -345,18 +343,18 @@ static __attribute__((noinline)) const rmaib_layout_t *layout_slow(MPI_Datatype 
 /* ---------------------------------------------------------------------------------
  * Entry points.
  */
-const rmaib_layout_t *rmaib_mpi_layout(MPI_Datatype dt, int *err)
+const rmaib_layout_t *rmaib_mpi_layout_find(MPI_Datatype dt, int *err)
 {
     /* Every predefined type is answered here, without a call into MPI. */
     if (__builtin_expect(atomic_load_explicit(&named_ready, memory_order_acquire), 1)) {
-        const rmaib_layout_t *lay = named_find(dt_key(dt));
+        const rmaib_layout_t *lay = named_find_last(rmaib_mpi_dt_key(dt));
         if (lay)
             return lay;
     }
     return layout_slow(dt, err);
 }
 
-const rmaib_layout_t *rmaib_mpi_layout_named(MPI_Datatype dt)
+const rmaib_layout_t *rmaib_mpi_layout_named_find(MPI_Datatype dt)
 {
     if (__builtin_expect(!atomic_load_explicit(&named_ready, memory_order_acquire), 0)) {
         pthread_mutex_lock(&slow_lock);
@@ -365,7 +363,7 @@ const rmaib_layout_t *rmaib_mpi_layout_named(MPI_Datatype dt)
         if (status)
             return NULL;
     }
-    return named_find(dt_key(dt));
+    return named_find_last(rmaib_mpi_dt_key(dt));
 }
 
 rmaib_basic_t rmaib_mpi_basic(MPI_Datatype dt)
@@ -378,6 +376,7 @@ void rmaib_mpi_layout_finalize(void)
 {
     pthread_mutex_lock(&slow_lock);
     atomic_store_explicit(&named_ready, 0, memory_order_relaxed);
+    __atomic_store_n(&rmaib_mpi_named_last, NULL, __ATOMIC_RELAXED);
     memset(named_tab, 0, sizeof named_tab);
     while (extras) {
         extra_t *e = extras;

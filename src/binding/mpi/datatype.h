@@ -12,6 +12,7 @@
 #ifndef RMAIB_BINDING_MPI_DATATYPE_H_INCLUDED
 #define RMAIB_BINDING_MPI_DATATYPE_H_INCLUDED
 
+#include <stdint.h>
 #include <mpi.h>
 #include "rmaib_layout.h"
 
@@ -20,11 +21,49 @@
  * cannot be flattened; MPI_ERR_NO_MEM when the block list does not fit in memory).
  * *err is written only on failure.  The layout stays valid until dt is freed; hold
  * it to keep it past that. */
-const rmaib_layout_t *rmaib_mpi_layout(MPI_Datatype dt, int *err);
+const rmaib_layout_t *rmaib_mpi_layout_find(MPI_Datatype dt, int *err);
+
+/* The predefined type found last, checked inline: an RMA loop names one type over
+ * and over.  One pointer to a slot of the table, read whole, never changed while
+ * the table stands. */
+typedef struct rmaib_mpi_named_slot {
+    uintptr_t key;
+    const rmaib_layout_t *lay;   /* NULL: empty slot */
+} rmaib_mpi_named_slot_t;
+extern const rmaib_mpi_named_slot_t *rmaib_mpi_named_last __attribute__((visibility("hidden")));
+
+/* An int handle (MPICH) or a pointer handle (Open MPI) as an integer key. */
+static inline uintptr_t rmaib_mpi_dt_key(MPI_Datatype dt)
+{
+    union {
+        MPI_Datatype dt;
+        uintptr_t key;
+    } u;
+    u.key = 0;
+    u.dt = dt;
+    return u.key;
+}
+
+static inline const rmaib_mpi_named_slot_t *rmaib_mpi_named_hit(MPI_Datatype dt)
+{
+    const rmaib_mpi_named_slot_t *s = __atomic_load_n(&rmaib_mpi_named_last, __ATOMIC_ACQUIRE);
+    return __builtin_expect(s && s->key == rmaib_mpi_dt_key(dt), 1) ? s : NULL;
+}
+
+static inline const rmaib_layout_t *rmaib_mpi_layout(MPI_Datatype dt, int *err)
+{
+    const rmaib_mpi_named_slot_t *s = rmaib_mpi_named_hit(dt);
+    return s ? s->lay : rmaib_mpi_layout_find(dt, err);
+}
 
 /* The layout of a predefined type, NULL for any other (derived types, null handles):
  * for the calls that take "one predefined datatype" (Fetch_and_op, Compare_and_swap). */
-const rmaib_layout_t *rmaib_mpi_layout_named(MPI_Datatype dt);
+const rmaib_layout_t *rmaib_mpi_layout_named_find(MPI_Datatype dt);
+static inline const rmaib_layout_t *rmaib_mpi_layout_named(MPI_Datatype dt)
+{
+    const rmaib_mpi_named_slot_t *s = rmaib_mpi_named_hit(dt);
+    return s ? s->lay : rmaib_mpi_layout_named_find(dt);
+}
 
 /* The rmaib_basic_t of a predefined type (RMAIB_BASIC_NONE if not a basic type). */
 rmaib_basic_t rmaib_mpi_basic(MPI_Datatype dt);
