@@ -45,7 +45,8 @@ static int lock_exclusive_first(rmaib_win_t *w, int target)
 }
 
 /* mt: every exclusive lock announces itself on the master (lock_exclusive_first
- * does both steps), so no thread waits for another's announcement there. */
+ * does both steps), or reads it (excl_local), so no thread waits for another's
+ * announcement there. */
 static int acquire_mt(rmaib_win_t *w, int lock_type, int target)
 {
     if (lock_type == RMAIB_LOCK_SHARED)

@@ -2,7 +2,8 @@
  * The two-level global word on the window's master (rank 0), as in foMPI: lock_all
  * holders count in the high half, processes holding at least one exclusive lock in
  * the low half.  lock_all costs O(1) atomics whatever the group size; an exclusive
- * locker pays one extra atomic, once, however many targets it locks.
+ * locker pays one extra atomic, once, however many targets it locks.  Within a node
+ * exclusive lockers only read the word and lock_all reads every target's (below).
  *
  * Both sides announce themselves with a fetch-add and undo it when the other side is
  * present, so neither waits while holding its share of the word.
