@@ -25,6 +25,7 @@ typedef struct peer_info {
     int32_t disp_unit;
     int32_t status;
     int32_t max_notify;         /* the window takes the largest */
+    int32_t lock_alg;           /* mcs if any rank asks: one protocol per window */
 } peer_info_t;
 
 static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
@@ -169,6 +170,7 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
         mine.disp_unit = w->disp_unit;
         mine.max_notify = a->max_notify < 0 ? RMAIB_NOTIFY_DEFAULT_MAX
             : a->max_notify > RMAIB_NOTIFY_LIMIT ? RMAIB_NOTIFY_LIMIT : a->max_notify;
+        mine.lock_alg = a->lock_alg;
     }
     /* A rank that failed above still joins the exchange, carrying its error; in a
      * large group, where it may have no buffer for it, all agree first. */
@@ -182,9 +184,12 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
         goto fn_fail;
 
     win_set_peers(w, all);
-    for (int r = 0; r < p; r++)
+    for (int r = 0; r < p; r++) {
         if (all[r].max_notify > w->notify_max)
             w->notify_max = all[r].max_notify;
+        if (all[r].lock_alg == RMAIB_LOCKALG_MCS)
+            w->lock_alg = RMAIB_LOCKALG_MCS;
+    }
     int on_host = 0;
     for (int r = 0; r < p; r++)
         on_host += all[r].host_key == mine.host_key;

@@ -11,7 +11,8 @@
  *    clear everywhere, hold, check again, leave.
  * Then writers and lock_all holders swap roles (a rank alternating between the two
  * kinds of epoch), and finally shared locks run alongside lock_all (no conflict:
- * both must proceed).  Time-bounded; both lock algorithms.
+ * both must proceed).  Time-bounded; both lock algorithms, and a window whose
+ * ranks ask for different ones (they agree on mcs).
  */
 #include "tap.h"
 #include "windows.h"
@@ -164,5 +165,23 @@ int main(int argc, char **argv)
 
         MPI_Win_free(&win);
     }
+
+    /* Ranks that ask for different algorithms get one: mcs if any asks. */
+    win = win_allocate_zeroed(2 * sizeof(int64_t), sizeof(int64_t),
+                              tap_rank == 0 ? "mcs" : "tas", &base);
+    MPI_Info used;
+    char val[16] = "";
+    int flag = 0, agreed;
+    MPI_Win_get_info(win, &used);
+    MPI_Info_get(used, "rmaib_lock", (int) sizeof val - 1, val, &flag);
+    MPI_Info_free(&used);
+    int mine = flag && strcmp(val, "mcs") == 0;
+    MPI_Allreduce(&mine, &agreed, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    TAP_CHECK(agreed, "rank %d reports rmaib_lock=%s", tap_rank, flag ? val : "(none)");
+    int n, most;
+    phase(alternate, 40, &n, &most);
+    tap_ok("rank 0 asks for mcs, the others for tas: every rank uses mcs, and "
+           "lock_all and exclusive epochs exclude each other");
+    MPI_Win_free(&win);
     return tap_done();
 }

@@ -94,7 +94,7 @@ int main(int argc, char **argv)
         base[i] = 0;
     MPI_Barrier(MPI_COMM_WORLD);
 
-    rmaib_mpi_win_t *bw = rmaib_mpi_win_find(win);
+    rmaib_mpi_win_t *bw = rmaib_mpi_win_lookup(win);
     rmaib_win_t *w = bw ? bw->core : NULL;
     TAP_CHECK(w != NULL, "no rmaib window behind the handle");
     tap_ok("the rmaib window is found behind the handle");
@@ -183,7 +183,7 @@ int main(int argc, char **argv)
 
     MPI_Win_allocate(8 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-    w = rmaib_mpi_win_find(win)->core;
+    w = rmaib_mpi_win_lookup(win)->core;
     int rc = w->atp->ctrl_atomic(w, right, BAD_OFF, RMAIB_AOP_FADD, 1, 0, NULL);
     int cls = err_class(MPI_Win_free(&win));
     if (rc == RMAIB_OK)

@@ -36,7 +36,7 @@ static size_t hash(uintptr_t k)
     return (size_t) k;
 }
 
-rmaib_mpi_win_t *rmaib_mpi_win_find_slow(MPI_Win w)
+rmaib_mpi_win_t *rmaib_mpi_win_lookup(MPI_Win w)
 {
     uintptr_t k = key_of(w);
     if (!cap)
