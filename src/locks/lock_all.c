@@ -53,13 +53,6 @@ int rmaib_global_excl_leave(rmaib_win_t *w)
     return rmaib_ctrl_op(w, MASTER, GLOBAL, RMAIB_AOP_FADD, -RMAIB_GLOBAL_EXCL_ONE, 0, NULL);
 }
 
-/* Within a node (w->excl_local) an exclusive locker announces nothing here: it takes
- * the target's word, then reads this word, and if a lock_all holder is in it lets
- * the target go and waits for the holders to leave.  lock_all adds itself here
- * first, then waits out the writer bit of every target.  Each side writes before
- * it reads (seq_cst atomics), so one of them sees the other, as in Dekker's
- * algorithm: exclusive lock+unlock is two atomics and a load, and lock_all reads
- * every target's word, which costs a load each within a node. */
 /* The contended steps of rmaib_global_excl_local.  old is what the CAS on the
  * target's word found; where that was 0 we hold the word and g is the master's. */
 static __attribute__((noinline)) int excl_local_wait(rmaib_win_t *w, int target, uint64_t old,
@@ -89,6 +82,13 @@ static __attribute__((noinline)) int excl_local_wait(rmaib_win_t *w, int target,
     }
 }
 
+/* Within a node (w->excl_local) an exclusive locker announces nothing here: it takes
+ * the target's word, then reads this word, and if a lock_all holder is in it lets
+ * the target go and waits for the holders to leave.  lock_all adds itself here
+ * first, then waits out the writer bit of every target.  Each side writes before
+ * it reads (seq_cst atomics), so one of them sees the other, as in Dekker's
+ * algorithm: exclusive lock+unlock is two atomics and a load, and lock_all reads
+ * every target's word, which costs a load each within a node. */
 int rmaib_global_excl_local(rmaib_win_t *w, int target)
 {
     uint64_t old, g = 0;
