@@ -66,23 +66,27 @@ static inline size_t named_slot_of(uintptr_t key)
     return (size_t) (((uint64_t) key * UINT64_C(0x9e3779b97f4a7c15)) >> 56) & (NAMED_SLOTS - 1);
 }
 
-/* An empty slot has lay NULL, which is also the answer for a miss. */
-static inline const rmaib_layout_t *named_find(uintptr_t key)
+/* The slot of key, or the empty slot where a miss stops: its lay, NULL, is also
+ * the answer for a miss. */
+static inline const named_slot_t *named_slot(uintptr_t key)
 {
     for (size_t i = named_slot_of(key);; i = (i + 1) & (NAMED_SLOTS - 1))
         if (named_tab[i].key == key || !named_tab[i].lay)
-            return named_tab[i].lay;
+            return &named_tab[i];
+}
+
+static inline const rmaib_layout_t *named_find(uintptr_t key)
+{
+    return named_slot(key)->lay;
 }
 
 /* named_find for the entry points, remembering a hit (rmaib_mpi_named_hit). */
 static inline const rmaib_layout_t *named_find_last(uintptr_t key)
 {
-    for (size_t i = named_slot_of(key);; i = (i + 1) & (NAMED_SLOTS - 1))
-        if (named_tab[i].key == key || !named_tab[i].lay) {
-            if (named_tab[i].lay)
-                __atomic_store_n(&rmaib_mpi_named_last, &named_tab[i], __ATOMIC_RELEASE);
-            return named_tab[i].lay;
-        }
+    const named_slot_t *s = named_slot(key);
+    if (s->lay)
+        __atomic_store_n(&rmaib_mpi_named_last, s, __ATOMIC_RELEASE);
+    return s->lay;
 }
 
 static void named_insert(uintptr_t key, const rmaib_layout_t *lay)
