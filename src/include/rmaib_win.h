@@ -189,6 +189,9 @@ struct rmaib_win {
                                  * (not with mt: each exclusive lock counts there) */
     int excl_local;             /* exclusive locks read the master, never announce
                                  * (lock_all.c: windows within a node) */
+    int local_fast;             /* excl_local, no mt, no stats, one transport that
+                                 * completes at issue: the inline paths of lock.c
+                                 * and rmaib_flush */
     int lock_all_nocheck;       /* lock_all was taken with MPI_MODE_NOCHECK */
     int fence_nosucceed;        /* last fence said NOSUCCEED */
     uint64_t fence_epoch;

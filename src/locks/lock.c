@@ -188,7 +188,25 @@ static __attribute__((noinline)) int release_counted(rmaib_win_t *w, int type, i
     return rc;
 }
 
-int rmaib_lock(rmaib_win_t *w, int lock_type, int target, int assert)
+/* The epoch's bookkeeping once the lock word is ours, and once it is given back
+ * (without mt). */
+static inline void lock_held(rmaib_win_t *w, int lock_type, int target)
+{
+    rmaib_stat_add(w, &w->stat_lock_acquires, 1);
+    w->peers[target].lock_type = (uint8_t) lock_type;
+    w->nlocks++;
+    w->access = RMAIB_ACCESS_LOCK;
+}
+
+static inline void unlock_held(rmaib_win_t *w, int target)
+{
+    w->peers[target].lock_type = RMAIB_LOCK_NONE;
+    if (--w->nlocks == 0)
+        w->access = RMAIB_ACCESS_NONE;
+}
+
+static __attribute__((noinline)) int lock_general(rmaib_win_t *w, int lock_type, int target,
+                                                 int assert)
 {
     if (lock_type != RMAIB_LOCK_SHARED && lock_type != RMAIB_LOCK_EXCLUSIVE)
         return RMAIB_ERR_LOCKTYPE;
@@ -209,14 +227,11 @@ int rmaib_lock(rmaib_win_t *w, int lock_type, int target, int assert)
         if (rc != RMAIB_OK)
             return rc;
     }
-    rmaib_stat_add(w, &w->stat_lock_acquires, 1);
-    w->peers[target].lock_type = (uint8_t) lock_type;
-    w->nlocks++;
-    w->access = RMAIB_ACCESS_LOCK;
+    lock_held(w, lock_type, target);
     return RMAIB_OK;
 }
 
-int rmaib_unlock(rmaib_win_t *w, int target)
+static __attribute__((noinline)) int unlock_general(rmaib_win_t *w, int target)
 {
     if ((unsigned) target >= (unsigned) w->nranks)
         return RMAIB_ERR_RANK;
@@ -232,8 +247,65 @@ int rmaib_unlock(rmaib_win_t *w, int target)
         rc = rmaib_first_error(rc, __builtin_expect(w->stats, 0)
                                ? release_counted(w, held, target) : release(w, held, target));
     }
-    w->peers[target].lock_type = RMAIB_LOCK_NONE;
-    if (--w->nlocks == 0)
-        w->access = RMAIB_ACCESS_NONE;
+    unlock_held(w, target);
     return rc;
+}
+
+/* A contended lock on a w->local_fast window: the first atomic is done (old is what
+ * it found, g the master's word where an exclusive CAS got the target's). */
+static __attribute__((noinline)) int local_fast_wait(rmaib_win_t *w, int lock_type, int target,
+                                                    uint64_t old, uint64_t g)
+{
+    int rc = lock_type == RMAIB_LOCK_SHARED ? rmaib_tas_acquire_shared_wait(w, target)
+        : rmaib_global_excl_local_wait(w, target, old, g);
+    if (rc == RMAIB_OK)
+        lock_held(w, lock_type, target);
+    return rc;
+}
+
+/* On a w->local_fast window (within a node, no threads, no statistics) a lock is
+ * its CPU atomics on the mapped words and the bookkeeping, with no call on the
+ * uncontended path; everything else takes the general path. */
+int rmaib_lock(rmaib_win_t *w, int lock_type, int target, int assert)
+{
+    if (!w->local_fast || assert != 0 || (unsigned) target >= (unsigned) w->nranks
+        || (w->access != RMAIB_ACCESS_NONE && w->access != RMAIB_ACCESS_LOCK)
+        || w->peers[target].lock_type)
+        return lock_general(w, lock_type, target, assert);
+    char *word = w->peers[target].ctrl_mapped + RMAIB_CTRL_OFF(lock);
+    uint64_t old, g = 0;
+    if (lock_type == RMAIB_LOCK_EXCLUSIVE) {
+        old = rmaib_cpu_ctrl_atomic(word, RMAIB_AOP_CAS, RMAIB_LOCK_WRITER, 0);
+        if (old == 0)
+            g = rmaib_cpu_ctrl_atomic(w->peers[RMAIB_LOCK_MASTER].ctrl_mapped
+                                      + RMAIB_CTRL_OFF(global_lock), RMAIB_AOP_READ, 0, 0);
+        if (old != 0 || (g & RMAIB_GLOBAL_ALL_MASK))
+            return local_fast_wait(w, lock_type, target, old, g);
+    } else if (lock_type == RMAIB_LOCK_SHARED) {
+        old = rmaib_cpu_ctrl_atomic(word, RMAIB_AOP_FADD, RMAIB_LOCK_SHARED_ONE, 0);
+        if (old & (RMAIB_LOCK_WRITER | RMAIB_LOCK_WAIT_MASK))
+            return local_fast_wait(w, lock_type, target, old, g);
+    } else {
+        return RMAIB_ERR_LOCKTYPE;
+    }
+    lock_held(w, lock_type, target);
+    return RMAIB_OK;
+}
+
+/* The release on a w->local_fast window: its transport completed the epoch's
+ * operations as they were issued, and the release's seq_cst atomic orders them
+ * before it (what the flush's release fence does otherwise). */
+int rmaib_unlock(rmaib_win_t *w, int target)
+{
+    if (!w->local_fast || (unsigned) target >= (unsigned) w->nranks
+        || w->access != RMAIB_ACCESS_LOCK)
+        return unlock_general(w, target);
+    int held = w->peers[target].lock_type;
+    if (held != RMAIB_LOCK_EXCLUSIVE && held != RMAIB_LOCK_SHARED)
+        return unlock_general(w, target);
+    rmaib_cpu_ctrl_atomic(w->peers[target].ctrl_mapped + RMAIB_CTRL_OFF(lock), RMAIB_AOP_FADD,
+                          held == RMAIB_LOCK_EXCLUSIVE ? -RMAIB_LOCK_WRITER
+                          : -RMAIB_LOCK_SHARED_ONE, 0);
+    unlock_held(w, target);
+    return RMAIB_OK;
 }

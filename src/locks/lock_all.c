@@ -10,7 +10,6 @@
  */
 #include "rma/rma_impl.h"
 
-enum { MASTER = 0 };
 static const size_t GLOBAL = RMAIB_CTRL_OFF(global_lock), LOCK = RMAIB_CTRL_OFF(lock);
 
 static int global_acquire(rmaib_win_t *w, uint64_t mine, uint64_t theirs)
@@ -18,15 +17,15 @@ static int global_acquire(rmaib_win_t *w, uint64_t mine, uint64_t theirs)
     RMAIB_BACKOFF(bo);
     for (;;) {
         uint64_t old;
-        int rc = rmaib_ctrl_op(w, MASTER, GLOBAL, RMAIB_AOP_FADD, mine, 0, &old);
+        int rc = rmaib_ctrl_op(w, RMAIB_LOCK_MASTER, GLOBAL, RMAIB_AOP_FADD, mine, 0, &old);
         if (rc != RMAIB_OK || !(old & theirs))
             return rc;
-        rc = rmaib_ctrl_op(w, MASTER, GLOBAL, RMAIB_AOP_FADD, -mine, 0, NULL);
+        rc = rmaib_ctrl_op(w, RMAIB_LOCK_MASTER, GLOBAL, RMAIB_AOP_FADD, -mine, 0, NULL);
         if (rc != RMAIB_OK)
             return rc;
         do {
             rmaib_backoff(&bo);
-            rc = rmaib_ctrl_op(w, MASTER, GLOBAL, RMAIB_AOP_READ, 0, 0, &old);
+            rc = rmaib_ctrl_op(w, RMAIB_LOCK_MASTER, GLOBAL, RMAIB_AOP_READ, 0, 0, &old);
         } while (rc == RMAIB_OK && (old & theirs));
         if (rc != RMAIB_OK)
             return rc;
@@ -40,7 +39,7 @@ int rmaib_global_excl_enter(rmaib_win_t *w)
 
 void rmaib_global_excl_req(rmaib_ctrl_req_t *req, uint64_t *old)
 {
-    *req = (rmaib_ctrl_req_t) { MASTER, GLOBAL, RMAIB_AOP_FADD, RMAIB_GLOBAL_EXCL_ONE, 0, old };
+    *req = (rmaib_ctrl_req_t) { RMAIB_LOCK_MASTER, GLOBAL, RMAIB_AOP_FADD, RMAIB_GLOBAL_EXCL_ONE, 0, old };
 }
 
 int rmaib_global_excl_entered(uint64_t old)
@@ -50,13 +49,19 @@ int rmaib_global_excl_entered(uint64_t old)
 
 int rmaib_global_excl_leave(rmaib_win_t *w)
 {
-    return rmaib_ctrl_op(w, MASTER, GLOBAL, RMAIB_AOP_FADD, -RMAIB_GLOBAL_EXCL_ONE, 0, NULL);
+    return rmaib_ctrl_op(w, RMAIB_LOCK_MASTER, GLOBAL, RMAIB_AOP_FADD, -RMAIB_GLOBAL_EXCL_ONE, 0, NULL);
 }
 
-/* The contended steps of rmaib_global_excl_local.  old is what the CAS on the
- * target's word found; where that was 0 we hold the word and g is the master's. */
-static __attribute__((noinline)) int excl_local_wait(rmaib_win_t *w, int target, uint64_t old,
-                                                    uint64_t g)
+/* The contended steps of rmaib_global_excl_local (rma_impl.h).  old is what the CAS
+ * on the target's word found; where that was 0 we hold the word and g is the
+ * master's.  Within a node (w->excl_local) an exclusive locker announces nothing
+ * here: it takes the target's word, then reads this word, and if a lock_all holder
+ * is in it lets the target go and waits for the holders to leave.  lock_all adds
+ * itself here first, then waits out the writer bit of every target.  Each side
+ * writes before it reads (seq_cst atomics), so one of them sees the other, as in
+ * Dekker's algorithm: exclusive lock+unlock is two atomics and a load, and lock_all
+ * reads every target's word, which costs a load each within a node. */
+int rmaib_global_excl_local_wait(rmaib_win_t *w, int target, uint64_t old, uint64_t g)
 {
     RMAIB_BACKOFF(bo);
     for (;;) {
@@ -67,7 +72,7 @@ static __attribute__((noinline)) int excl_local_wait(rmaib_win_t *w, int target,
             rc = rmaib_tas_release(w, target, RMAIB_LOCK_EXCLUSIVE);
             while (rc == RMAIB_OK && (g & RMAIB_GLOBAL_ALL_MASK)) {
                 rmaib_backoff(&bo);
-                rc = rmaib_ctrl_op(w, MASTER, GLOBAL, RMAIB_AOP_READ, 0, 0, &g);
+                rc = rmaib_ctrl_op(w, RMAIB_LOCK_MASTER, GLOBAL, RMAIB_AOP_READ, 0, 0, &g);
             }
             if (rc == RMAIB_OK)
                 rc = rmaib_ctrl_op(w, target, LOCK, RMAIB_AOP_CAS, RMAIB_LOCK_WRITER, 0, &old);
@@ -75,34 +80,16 @@ static __attribute__((noinline)) int excl_local_wait(rmaib_win_t *w, int target,
                 continue;
         }
         if (rc == RMAIB_OK)
-            rc = rmaib_ctrl_op(w, MASTER, GLOBAL, RMAIB_AOP_READ, 0, 0, &g);
+            rc = rmaib_ctrl_op(w, RMAIB_LOCK_MASTER, GLOBAL, RMAIB_AOP_READ, 0, 0, &g);
         if (rc != RMAIB_OK || !(g & RMAIB_GLOBAL_ALL_MASK))
             return rc;
         old = 0;
     }
 }
 
-/* Within a node (w->excl_local) an exclusive locker announces nothing here: it takes
- * the target's word, then reads this word, and if a lock_all holder is in it lets
- * the target go and waits for the holders to leave.  lock_all adds itself here
- * first, then waits out the writer bit of every target.  Each side writes before
- * it reads (seq_cst atomics), so one of them sees the other, as in Dekker's
- * algorithm: exclusive lock+unlock is two atomics and a load, and lock_all reads
- * every target's word, which costs a load each within a node. */
-int rmaib_global_excl_local(rmaib_win_t *w, int target)
-{
-    uint64_t old, g = 0;
-    int rc = rmaib_ctrl_op(w, target, LOCK, RMAIB_AOP_CAS, RMAIB_LOCK_WRITER, 0, &old);
-    if (rc == RMAIB_OK && old == 0)
-        rc = rmaib_ctrl_op(w, MASTER, GLOBAL, RMAIB_AOP_READ, 0, 0, &g);
-    if (rc != RMAIB_OK || (old == 0 && !(g & RMAIB_GLOBAL_ALL_MASK)))
-        return rc;
-    return excl_local_wait(w, target, old, g);
-}
-
 static int lock_all_local(rmaib_win_t *w)
 {
-    int rc = rmaib_ctrl_op(w, MASTER, GLOBAL, RMAIB_AOP_FADD, RMAIB_GLOBAL_ALL_ONE, 0, NULL);
+    int rc = rmaib_ctrl_op(w, RMAIB_LOCK_MASTER, GLOBAL, RMAIB_AOP_FADD, RMAIB_GLOBAL_ALL_ONE, 0, NULL);
     for (int r = 0; r < w->nranks && rc == RMAIB_OK; r++) {
         RMAIB_BACKOFF(bo);
         uint64_t v;
@@ -138,7 +125,7 @@ int rmaib_unlock_all(rmaib_win_t *w)
     int rc = rmaib_flush_issued(w);
     /* Leave even if the flush failed, as rmaib_unlock does. */
     if (!w->lock_all_nocheck) {
-        rc = rmaib_first_error(rc, rmaib_ctrl_op(w, MASTER, GLOBAL, RMAIB_AOP_FADD,
+        rc = rmaib_first_error(rc, rmaib_ctrl_op(w, RMAIB_LOCK_MASTER, GLOBAL, RMAIB_AOP_FADD,
                                                  -RMAIB_GLOBAL_ALL_ONE, 0, NULL));
     }
     rmaib_set_access(w, RMAIB_ACCESS_NONE);

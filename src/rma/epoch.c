@@ -53,6 +53,14 @@ static int passive_any_ok(rmaib_win_t *w)
  * every latency loop.) */
 int rmaib_flush(rmaib_win_t *w, int target)
 {
+    /* (w->local_fast: the transport's flush is a release fence; the check and the
+     * fence inline) */
+    if (w->local_fast && (unsigned) target < (unsigned) w->nranks
+        && (w->access == RMAIB_ACCESS_LOCK_ALL
+            || (w->access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type))) {
+        atomic_thread_fence(memory_order_release);
+        return RMAIB_OK;
+    }
     int rc = passive_target_ok(w, target);
     return rc != RMAIB_OK ? rc : rmaib_flush_target(w, target);
 }

@@ -132,8 +132,23 @@ int rmaib_global_excl_leave(rmaib_win_t *w);
  * got in (else leave, and enter again the slow way). */
 void rmaib_global_excl_req(rmaib_ctrl_req_t *req, uint64_t *old);
 int rmaib_global_excl_entered(uint64_t old);
-/* An exclusive lock on target where w->excl_local: the master is read, not told. */
-int rmaib_global_excl_local(rmaib_win_t *w, int target);
+/* An exclusive lock on target where w->excl_local: the target's word is taken, then
+ * the master (RMAIB_LOCK_MASTER) is read, not told; the protocol and its contended
+ * steps are lock_all.c's. */
+enum { RMAIB_LOCK_MASTER = 0 };
+int rmaib_global_excl_local_wait(rmaib_win_t *w, int target, uint64_t old, uint64_t g);
+static inline int rmaib_global_excl_local(rmaib_win_t *w, int target)
+{
+    uint64_t old, g = 0;
+    int rc = rmaib_ctrl_op(w, target, RMAIB_CTRL_OFF(lock), RMAIB_AOP_CAS, RMAIB_LOCK_WRITER, 0,
+                           &old);
+    if (rc == RMAIB_OK && old == 0)
+        rc = rmaib_ctrl_op(w, RMAIB_LOCK_MASTER, RMAIB_CTRL_OFF(global_lock), RMAIB_AOP_READ, 0,
+                           0, &g);
+    if (rc != RMAIB_OK || (old == 0 && !(g & RMAIB_GLOBAL_ALL_MASK)))
+        return rc;
+    return rmaib_global_excl_local_wait(w, target, old, g);
+}
 
 /* putget.c: a get after which *counter grows by one once the data is in obuf. */
 int rmaib_get_counted(rmaib_win_t *w, void *obuf, size_t ocount, const rmaib_layout_t *ol,

@@ -200,6 +200,9 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
         goto fn_fail;
     w->excl_local = w->lock_alg == RMAIB_LOCKALG_TAS && w->nnodes == 1
         && w->ctrl_cpu == RMAIB_CTRL_CPU_ALL;
+    w->local_fast = w->excl_local && !w->mt && !w->stats && w->atp->complete_at_issue;
+    for (int r = 0; r < p; r++)
+        w->local_fast &= w->peers[r].tp == w->atp;
     win_describe(w);
     *out = w;
 

@@ -604,6 +604,7 @@ static void shm_progress(void)
 const rmaib_tp_ops_t rmaib_shm_ops = {
     .name = "shm",
     .reach = RMAIB_TP_NODE,
+    .complete_at_issue = 1,
     .win_init = shm_win_init,
     .win_fini = shm_win_fini,
     .put = shm_put,

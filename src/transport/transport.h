@@ -46,6 +46,9 @@ enum { RMAIB_TP_NODE = 1, RMAIB_TP_NET };
 typedef struct rmaib_tp_ops {
     const char *name;
     int reach;          /* RMAIB_TP_NODE or RMAIB_TP_NET */
+    /* 1: every operation is complete when its call returns, so flush only orders
+     * it (a release fence), which any seq_cst atomic that follows does too. */
+    int complete_at_issue;
 
     /* Process level; each optional (NULL: nothing to do, or no).
      * start: bring up what the process needs (the network endpoint) at the first
