@@ -68,15 +68,6 @@ const size_t rmaib_basic_size_tab[RMAIB_BASIC_COUNT] = {
     [RMAIB_BASIC_2FLOAT] = sizeof(rmaib_2float_t), [RMAIB_BASIC_2DOUBLE] = sizeof(rmaib_2double_t),
 };
 
-int rmaib_cas_valid(rmaib_basic_t b)
-{
-    if ((unsigned) b >= RMAIB_BASIC_COUNT)
-        return RMAIB_ERR_TYPE;
-    return (rmaib_valid_ops_tab[b] == OPS_INTEGER || b == RMAIB_BASIC_BOOL
-            || b == RMAIB_BASIC_LOGICAL4 || b == RMAIB_BASIC_BYTE)
-        ? RMAIB_OK : RMAIB_ERR_TYPE;
-}
-
 size_t rmaib_pair_index_offset(rmaib_basic_t b)
 {
     switch (b) {

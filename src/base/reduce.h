@@ -98,7 +98,14 @@ static inline int rmaib_reduce_valid(rmaib_basic_t b, rmaib_op_t op)
 /* May Compare_and_swap work on b (MPI-3.1 §11.3.4: C integer, logical (C and
  * Fortran), byte; and
  * MPI_CHAR, which MPICH takes as a C integer here too)?  RMAIB_OK or RMAIB_ERR_TYPE. */
-int rmaib_cas_valid(rmaib_basic_t b);
+static inline int rmaib_cas_valid(rmaib_basic_t b)
+{
+    /* (exactly those types take a bitwise or a logical op: the table's categories) */
+    if ((unsigned) b >= RMAIB_BASIC_COUNT)
+        return RMAIB_ERR_TYPE;
+    return rmaib_valid_ops_tab[b] & (OPBIT(RMAIB_OP_BAND) | OPBIT(RMAIB_OP_LAND))
+        ? RMAIB_OK : RMAIB_ERR_TYPE;
+}
 
 /* inout[i] = inout[i] op in[i] for n elements of type b; REPLACE copies (memmove),
  * NO_OP does nothing.  Any alignment; in may equal inout but not partly overlap it.

@@ -122,6 +122,9 @@ typedef struct rmaib_peer {
     int notify_num;             /* its notification counters (set_num_notify) */
     uint64_t base;              /* peer's window base in its own address space */
     uint8_t lock_type;          /* RMAIB_LOCK_* this process holds on the peer */
+    /* Set by the atomics transport where its elem_atomic does every element of a
+     * CPU atomic type at an offset aligned to its size (allocated memory, mapped). */
+    uint8_t elem_native;
     /* The peer's control block in this address space, set by the atomics transport
      * when its control-word atomics are plain CPU atomics on it (shm), else NULL. */
     char *ctrl_mapped;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rma_impl.h"
+#include "base/atomic_cpu.h"
 #include "base/reduce.h"
 #include "stream.h"
 
@@ -361,11 +362,12 @@ int rmaib_get_accumulate(rmaib_win_t *w, const void *obuf, size_t ocount,
     return rc;
 }
 
-/* One element straight to the atomics transport when it does it natively: the
- * latency-bound call of the family (OSU's fetch-and-op), kept to the checks MPI asks
- * for and one call through the table.  Everything else is Get_accumulate. */
-int rmaib_fetch_and_op(rmaib_win_t *w, const void *obuf, void *rbuf, const rmaib_layout_t *l,
-                       int target, int64_t tdisp, rmaib_op_t op)
+/* Everything of fetch-and-op but rmaib_fetch_and_op's inline case: one element
+ * straight to the atomics transport when it does it natively, kept to the checks
+ * MPI asks for; the rest is Get_accumulate. */
+static __attribute__((noinline)) int fop_general(rmaib_win_t *w, const void *obuf, void *rbuf,
+                                                 const rmaib_layout_t *l, int target,
+                                                 int64_t tdisp, rmaib_op_t op)
 {
     uint64_t roff;
     if (!l->contig || target < 0 || target >= w->nranks)
@@ -388,8 +390,39 @@ int rmaib_fetch_and_op(rmaib_win_t *w, const void *obuf, void *rbuf, const rmaib
     return acc_apply(w, target, op, l->basic, obuf, rbuf, roff, 1, l);
 }
 
-int rmaib_compare_and_swap(rmaib_win_t *w, const void *obuf, const void *cbuf, void *rbuf,
-                           const rmaib_layout_t *l, int target, int64_t tdisp)
+/* May the one element of fetch-and-op or compare-and-swap (predefined type l at
+ * tdisp) go straight to elem_atomic: a w->local_fast window in a passive epoch, a
+ * CPU atomic type, aligned, on a target whose memory the transport does natively?
+ * Then *roff is where.  0 for anything else: the caller's general path, which
+ * repeats the checks and reports what failed. */
+static inline int elem_fast(rmaib_win_t *w, const rmaib_layout_t *l, int target, int64_t tdisp,
+                            uint64_t *roff)
+{
+    int access = w->access;
+    size_t es = rmaib_basic_size(l->basic);
+    if (!w->local_fast || w->flavor == RMAIB_FLAVOR_DYNAMIC || !l->contig || l->size != es
+        || (unsigned) target >= (unsigned) w->nranks
+        || !w->peers[target].elem_native || !rmaib_cpu_atomic_type[l->basic]
+        || !(access == RMAIB_ACCESS_LOCK_ALL
+             || (access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type)))
+        return 0;
+    return rmaib_target_base(w, target, tdisp, 1, l, roff) == RMAIB_OK && !(*roff & (es - 1));
+}
+
+int rmaib_fetch_and_op(rmaib_win_t *w, const void *obuf, void *rbuf, const rmaib_layout_t *l,
+                       int target, int64_t tdisp, rmaib_op_t op)
+{
+    uint64_t roff;
+    if (rmaib_reduce_valid(l->basic, op) == RMAIB_OK && elem_fast(w, l, target, tdisp, &roff))
+        return w->atp->elem_atomic(w, target, roff, l->basic, op,
+                                   op == RMAIB_OP_NO_OP ? NULL : obuf, NULL, rbuf);
+    return fop_general(w, obuf, rbuf, l, target, tdisp, op);
+}
+
+static __attribute__((noinline)) int cas_general(rmaib_win_t *w, const void *obuf,
+                                                 const void *cbuf, void *rbuf,
+                                                 const rmaib_layout_t *l, int target,
+                                                 int64_t tdisp)
 {
     uint64_t roff = 0;
     if (!l->contig || l->basic == RMAIB_BASIC_NONE || l->size != l->basic_size
@@ -415,4 +448,14 @@ int rmaib_compare_and_swap(rmaib_win_t *w, const void *obuf, const void *cbuf, v
         rc = tp->put(w, target, roff, obuf, l->size);
     memcpy(rbuf, old, l->size);
     return rmaib_first_error(rc, acc_unlock(w, target));
+}
+
+int rmaib_compare_and_swap(rmaib_win_t *w, const void *obuf, const void *cbuf, void *rbuf,
+                           const rmaib_layout_t *l, int target, int64_t tdisp)
+{
+    uint64_t roff;
+    if (rmaib_cas_valid(l->basic) == RMAIB_OK && elem_fast(w, l, target, tdisp, &roff))
+        return w->atp->elem_atomic(w, target, roff, l->basic, RMAIB_OP_REPLACE, obuf, cbuf,
+                                   rbuf);
+    return cas_general(w, obuf, cbuf, rbuf, l, target, tdisp);
 }

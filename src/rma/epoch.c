@@ -49,20 +49,24 @@ static int passive_any_ok(rmaib_win_t *w)
         ? RMAIB_OK : RMAIB_ERR_RMA_SYNC;
 }
 
-/* (Inline, and a tail call where one transport carries all: MPI_Win_flush is on
- * every latency loop.) */
+static __attribute__((noinline)) int flush_general(rmaib_win_t *w, int target)
+{
+    int rc = passive_target_ok(w, target);
+    return rc != RMAIB_OK ? rc : rmaib_flush_target(w, target);
+}
+
+/* MPI_Win_flush is on every latency loop.  On a w->local_fast window the
+ * transport's flush is a release fence: the check and the fence, with no call
+ * and no frame (the general path is out of line). */
 int rmaib_flush(rmaib_win_t *w, int target)
 {
-    /* (w->local_fast: the transport's flush is a release fence; the check and the
-     * fence inline) */
     if (w->local_fast && (unsigned) target < (unsigned) w->nranks
         && (w->access == RMAIB_ACCESS_LOCK_ALL
             || (w->access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type))) {
         atomic_thread_fence(memory_order_release);
         return RMAIB_OK;
     }
-    int rc = passive_target_ok(w, target);
-    return rc != RMAIB_OK ? rc : rmaib_flush_target(w, target);
+    return flush_general(w, target);
 }
 
 int rmaib_flush_local(rmaib_win_t *w, int target)

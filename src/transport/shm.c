@@ -247,6 +247,9 @@ static void shm_fill_peers(rmaib_win_t *w, shm_win_t *s, const size_t *data_off,
         if (w->ctrl_cpu == RMAIB_CTRL_CPU_ALL
             || (w->ctrl_cpu == RMAIB_CTRL_CPU_SELF && r == w->rank))
             w->peers[r].ctrl_mapped = sp->ctrl;
+        /* (data_off: aligned for any element, so an offset aligned is an address) */
+        w->peers[r].elem_native = w->ctrl_cpu == RMAIB_CTRL_CPU_ALL && has_data && !sp->dyn
+            && sp->dbase % 16 == 0;
     }
     w->my_ctrl = (struct rmaib_ctrl *) s->peers[w->rank].ctrl;
     if (has_data) {
@@ -618,6 +621,7 @@ const rmaib_tp_ops_t rmaib_shm_ops = {
     .data_atomic = rmaib_shm_data_atomic,
     .data_cas = rmaib_shm_data_cas,
     .atomic_run = rmaib_shm_atomic_run,
+    .elem_atomic = rmaib_shm_elem_atomic,
     .ctrl_read = shm_ctrl_read,
     .flush = shm_flush,
     .flush_local = shm_flush,

@@ -108,5 +108,7 @@ int rmaib_shm_data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
                        const void *compare, const void *swap, void *result);
 int rmaib_shm_atomic_run(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
                          rmaib_op_t op, const void *operand, void *fetch, size_t len, int *rc);
+int rmaib_shm_elem_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
+                          rmaib_op_t op, const void *operand, const void *compare, void *fetch);
 
 #endif

@@ -119,6 +119,14 @@ typedef struct rmaib_tp_ops {
      * latency path (one element, a short run) where the three take three. */
     int (*atomic_run)(rmaib_win_t *win, int peer, uint64_t roff, rmaib_basic_t b,
                       rmaib_op_t op, const void *operand, void *fetch, size_t len, int *rc);
+    /* Optional.  One element of b at roff of a peer whose elem_native is set, b a
+     * CPU atomic type (rmaib_cpu_atomic_type), roff aligned to its size, (b, op)
+     * valid: *fetch = old (unless fetch is NULL), then with compare NULL the
+     * element becomes old op *operand (fetch-and-op), else *operand if old equals
+     * *compare bitwise (compare-and-swap, op REPLACE).  What data_atomic and
+     * data_cas would do, in one call with no checks: the latency path. */
+    int (*elem_atomic)(rmaib_win_t *win, int peer, uint64_t roff, rmaib_basic_t b,
+                       rmaib_op_t op, const void *operand, const void *compare, void *fetch);
 
     /* Bulk read of a peer's control block (the attach table of dynamic windows). */
     int (*ctrl_read)(rmaib_win_t *win, int peer, size_t off, void *dst, size_t len);
