@@ -297,9 +297,33 @@ static const char *contiguous(const void *buf, size_t count, const rmaib_layout_
     return *tofree;
 }
 
-int rmaib_accumulate(rmaib_win_t *w, const void *obuf, size_t ocount, const rmaib_layout_t *ol,
-                     int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tl,
-                     rmaib_op_t op, int flags)
+/* May count elements of the predefined type l at tdisp go straight to the
+ * transport's elem_atomic: a w->local_fast window in a passive epoch, a CPU atomic
+ * type, aligned, the run within one cache line, on a target whose memory the
+ * transport does natively?  Then *roff is where.  0 for anything else: the
+ * caller's general path, which repeats the checks and reports what failed.  The
+ * latency path of accumulate, fetch-and-op and compare-and-swap. */
+static inline int run_fast(rmaib_win_t *w, const rmaib_layout_t *l, int target, int64_t tdisp,
+                           size_t count, uint64_t *roff)
+{
+    int access = w->access;
+    size_t es = rmaib_basic_size(l->basic);
+    if (!w->local_fast || w->flavor == RMAIB_FLAVOR_DYNAMIC || !l->contig || l->size != es
+        || count - 1 >= RMAIB_CACHELINE || (unsigned) target >= (unsigned) w->nranks
+        || !w->peers[target].elem_native || !rmaib_cpu_atomic_type[l->basic]
+        || !(access == RMAIB_ACCESS_LOCK_ALL
+             || (access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type)))
+        return 0;
+    return rmaib_target_base(w, target, tdisp, count, l, roff) == RMAIB_OK
+        && !(*roff & (es - 1))  /* (one aligned element never crosses a line) */
+        && (count == 1 || *roff % RMAIB_CACHELINE + count * es <= RMAIB_CACHELINE);
+}
+
+static __attribute__((noinline)) int acc_general(rmaib_win_t *w, const void *obuf, size_t ocount,
+                                                 const rmaib_layout_t *ol, int target,
+                                                 int64_t tdisp, size_t tcount,
+                                                 const rmaib_layout_t *tl, rmaib_op_t op,
+                                                 int flags)
 {
     uint64_t roff = 0;
     int nothing;
@@ -324,6 +348,19 @@ int rmaib_accumulate(rmaib_win_t *w, const void *obuf, size_t ocount, const rmai
     if (tmp)
         free(tmp);
     return rc;
+}
+
+int rmaib_accumulate(rmaib_win_t *w, const void *obuf, size_t ocount, const rmaib_layout_t *ol,
+                     int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tl,
+                     rmaib_op_t op, int flags)
+{
+    uint64_t roff;
+    if (ol == tl && ocount == tcount && op != RMAIB_OP_NO_OP
+        && rmaib_reduce_valid(tl->basic, op) == RMAIB_OK
+        && run_fast(w, tl, target, tdisp, tcount, &roff))
+        return w->atp->elem_atomic(w, target, roff, tl->basic, op, obuf, NULL, NULL,
+                                   tcount * tl->size);
+    return acc_general(w, obuf, ocount, ol, target, tdisp, tcount, tl, op, flags);
 }
 
 int rmaib_get_accumulate(rmaib_win_t *w, const void *obuf, size_t ocount,
@@ -390,32 +427,13 @@ static __attribute__((noinline)) int fop_general(rmaib_win_t *w, const void *obu
     return acc_apply(w, target, op, l->basic, obuf, rbuf, roff, 1, l);
 }
 
-/* May the one element of fetch-and-op or compare-and-swap (predefined type l at
- * tdisp) go straight to elem_atomic: a w->local_fast window in a passive epoch, a
- * CPU atomic type, aligned, on a target whose memory the transport does natively?
- * Then *roff is where.  0 for anything else: the caller's general path, which
- * repeats the checks and reports what failed. */
-static inline int elem_fast(rmaib_win_t *w, const rmaib_layout_t *l, int target, int64_t tdisp,
-                            uint64_t *roff)
-{
-    int access = w->access;
-    size_t es = rmaib_basic_size(l->basic);
-    if (!w->local_fast || w->flavor == RMAIB_FLAVOR_DYNAMIC || !l->contig || l->size != es
-        || (unsigned) target >= (unsigned) w->nranks
-        || !w->peers[target].elem_native || !rmaib_cpu_atomic_type[l->basic]
-        || !(access == RMAIB_ACCESS_LOCK_ALL
-             || (access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type)))
-        return 0;
-    return rmaib_target_base(w, target, tdisp, 1, l, roff) == RMAIB_OK && !(*roff & (es - 1));
-}
-
 int rmaib_fetch_and_op(rmaib_win_t *w, const void *obuf, void *rbuf, const rmaib_layout_t *l,
                        int target, int64_t tdisp, rmaib_op_t op)
 {
     uint64_t roff;
-    if (rmaib_reduce_valid(l->basic, op) == RMAIB_OK && elem_fast(w, l, target, tdisp, &roff))
+    if (rmaib_reduce_valid(l->basic, op) == RMAIB_OK && run_fast(w, l, target, tdisp, 1, &roff))
         return w->atp->elem_atomic(w, target, roff, l->basic, op,
-                                   op == RMAIB_OP_NO_OP ? NULL : obuf, NULL, rbuf);
+                                   op == RMAIB_OP_NO_OP ? NULL : obuf, NULL, rbuf, l->size);
     return fop_general(w, obuf, rbuf, l, target, tdisp, op);
 }
 
@@ -454,8 +472,8 @@ int rmaib_compare_and_swap(rmaib_win_t *w, const void *obuf, const void *cbuf, v
                            const rmaib_layout_t *l, int target, int64_t tdisp)
 {
     uint64_t roff;
-    if (rmaib_cas_valid(l->basic) == RMAIB_OK && elem_fast(w, l, target, tdisp, &roff))
+    if (rmaib_cas_valid(l->basic) == RMAIB_OK && run_fast(w, l, target, tdisp, 1, &roff))
         return w->atp->elem_atomic(w, target, roff, l->basic, RMAIB_OP_REPLACE, obuf, cbuf,
-                                   rbuf);
+                                   rbuf, l->size);
     return cas_general(w, obuf, cbuf, rbuf, l, target, tdisp);
 }

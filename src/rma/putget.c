@@ -100,8 +100,29 @@ rma_prepare(rmaib_win_t *w, size_t ocount, const rmaib_layout_t *ol, int target,
     return rmaib_target_base(w, target, tdisp, tcount, tl, roff);
 }
 
-int rmaib_put(rmaib_win_t *w, const void *obuf, size_t ocount, const rmaib_layout_t *ol,
-              int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tl, int flags)
+/* The common case of a put or get, checked inline: contiguous on both sides, in a
+ * passive epoch on a window of fixed memory, some bytes, in bounds.  Then *roff is
+ * where and *len how much; else 0, and the general path checks again and says
+ * what failed.  (Without dynamic windows no address of roff escapes, so the
+ * callers end in tail calls, with no frame.) */
+static inline int xfer_fast(rmaib_win_t *w, size_t ocount, const rmaib_layout_t *ol, int target,
+                            int64_t tdisp, size_t tcount, const rmaib_layout_t *tl,
+                            uint64_t *roff, size_t *len)
+{
+    int access = w->access;
+    *len = ocount * ol->size;
+    return w->flavor != RMAIB_FLAVOR_DYNAMIC && ol->contig && tl->contig
+        && (unsigned) target < (unsigned) w->nranks
+        && (access == RMAIB_ACCESS_LOCK_ALL
+            || (access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type))
+        && *len != 0 && *len == tcount * tl->size
+        && rmaib_target_base(w, target, tdisp, tcount, tl, roff) == RMAIB_OK;
+}
+
+static __attribute__((noinline)) int put_general(rmaib_win_t *w, const void *obuf, size_t ocount,
+                                                 const rmaib_layout_t *ol, int target,
+                                                 int64_t tdisp, size_t tcount,
+                                                 const rmaib_layout_t *tl, int flags)
 {
     uint64_t roff = 0;
     int rc = rma_prepare(w, ocount, ol, target, tdisp, tcount, tl, flags, &roff);
@@ -175,8 +196,10 @@ int rmaib_get_counted(rmaib_win_t *w, void *obuf, size_t ocount, const rmaib_lay
     return rc;
 }
 
-int rmaib_get(rmaib_win_t *w, void *obuf, size_t ocount, const rmaib_layout_t *ol,
-              int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tl, int flags)
+static __attribute__((noinline)) int get_general(rmaib_win_t *w, void *obuf, size_t ocount,
+                                                 const rmaib_layout_t *ol, int target,
+                                                 int64_t tdisp, size_t tcount,
+                                                 const rmaib_layout_t *tl, int flags)
 {
     uint64_t roff = 0;
     int rc = rma_prepare(w, ocount, ol, target, tdisp, tcount, tl, flags, &roff);
@@ -185,4 +208,24 @@ int rmaib_get(rmaib_win_t *w, void *obuf, size_t ocount, const rmaib_layout_t *o
     if (ol->contig && tl->contig)
         return w->peers[target].tp->get(w, target, roff, obuf, ocount * ol->size);
     return xfer_generic(w, target, obuf, ocount, ol, roff, tcount, tl, 0);
+}
+
+int rmaib_put(rmaib_win_t *w, const void *obuf, size_t ocount, const rmaib_layout_t *ol,
+              int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tl, int flags)
+{
+    uint64_t roff;
+    size_t len;
+    if (xfer_fast(w, ocount, ol, target, tdisp, tcount, tl, &roff, &len))
+        return w->peers[target].tp->put(w, target, roff, obuf, len);
+    return put_general(w, obuf, ocount, ol, target, tdisp, tcount, tl, flags);
+}
+
+int rmaib_get(rmaib_win_t *w, void *obuf, size_t ocount, const rmaib_layout_t *ol,
+              int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tl, int flags)
+{
+    uint64_t roff;
+    size_t len;
+    if (xfer_fast(w, ocount, ol, target, tdisp, tcount, tl, &roff, &len))
+        return w->peers[target].tp->get(w, target, roff, obuf, len);
+    return get_general(w, obuf, ocount, ol, target, tdisp, tcount, tl, flags);
 }

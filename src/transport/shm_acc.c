@@ -179,31 +179,31 @@ int rmaib_shm_atomic_run(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t 
     return 1;
 }
 
-/* The one element of fetch-and-op and compare-and-swap on allocated memory
+/* A run within one cache line, so within one stripe, on allocated memory
  * (elem_native): what rmaib_shm_data_atomic and rmaib_shm_data_cas do, with no
  * checks, the core having made them. */
 int rmaib_shm_elem_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
-                          rmaib_op_t op, const void *operand, const void *compare, void *fetch)
+                          rmaib_op_t op, const void *operand, const void *compare, void *fetch,
+                          size_t len)
 {
     const shm_peer_t *sp = &((shm_win_t *) w->shm)->peers[peer];
     char *t = (char *) (sp->dbase + roff);
-    size_t es = rmaib_basic_size_tab[b];
     uint64_t *lk = stripe_of(sp, roff);
     stripe_lock(lk);
     if (compare) {
         uint64_t o = 0, c = 0;
-        shm_copy(&o, t, es);    /* (CAS types are 1, 2, 4 or 8 bytes: rmaib_cas_valid) */
-        shm_copy(&c, compare, es);
+        shm_copy(&o, t, len);   /* (CAS types are 1, 2, 4 or 8 bytes: rmaib_cas_valid) */
+        shm_copy(&c, compare, len);
         if (o == c)
-            shm_copy(t, operand, es);
-        shm_copy(fetch, &o, es);
+            shm_copy(t, operand, len);
+        shm_copy(fetch, &o, len);
     } else {
         if (fetch)
-            shm_copy(fetch, t, es);
+            shm_copy(fetch, t, len);
         if (op == RMAIB_OP_REPLACE)
-            shm_copy(t, operand, es);
-        else if (op != RMAIB_OP_NO_OP)
-            rmaib_reduce_short(b, op, t, operand, 1);
+            shm_copy(t, operand, len);
+        else if (op != RMAIB_OP_NO_OP)  /* (element sizes here are powers of two) */
+            rmaib_reduce_short(b, op, t, operand, len >> __builtin_ctzl(rmaib_basic_size_tab[b]));
     }
     stripe_unlock(lk);
     return RMAIB_OK;

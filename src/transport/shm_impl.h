@@ -16,6 +16,7 @@
  * cache line.  The element at offset roff belongs to stripe
  * (roff / SHM_ACC_STRIPE_BYTES) % SHM_ACC_STRIPES. */
 enum { SHM_ACC_STRIPES = 32, SHM_ACC_STRIPE_BYTES = 4096 };
+_Static_assert(SHM_ACC_STRIPE_BYTES % RMAIB_CACHELINE == 0, "elem_atomic: a line in one stripe");
 #define SHM_ACC_STRIPES_SIZE ((size_t) SHM_ACC_STRIPES * RMAIB_CACHELINE)
 
 /* Dynamic windows: each local rank's regions whose whole pages umem.c moved into a
@@ -109,6 +110,7 @@ int rmaib_shm_data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
 int rmaib_shm_atomic_run(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
                          rmaib_op_t op, const void *operand, void *fetch, size_t len, int *rc);
 int rmaib_shm_elem_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
-                          rmaib_op_t op, const void *operand, const void *compare, void *fetch);
+                          rmaib_op_t op, const void *operand, const void *compare, void *fetch,
+                          size_t len);
 
 #endif

@@ -119,14 +119,17 @@ typedef struct rmaib_tp_ops {
      * latency path (one element, a short run) where the three take three. */
     int (*atomic_run)(rmaib_win_t *win, int peer, uint64_t roff, rmaib_basic_t b,
                       rmaib_op_t op, const void *operand, void *fetch, size_t len, int *rc);
-    /* Optional.  One element of b at roff of a peer whose elem_native is set, b a
-     * CPU atomic type (rmaib_cpu_atomic_type), roff aligned to its size, (b, op)
-     * valid: *fetch = old (unless fetch is NULL), then with compare NULL the
-     * element becomes old op *operand (fetch-and-op), else *operand if old equals
-     * *compare bitwise (compare-and-swap, op REPLACE).  What data_atomic and
-     * data_cas would do, in one call with no checks: the latency path. */
+    /* Optional.  The len bytes at roff of a peer whose elem_native is set, whole
+     * elements of b within one aligned cache line (RMAIB_CACHELINE), b a CPU
+     * atomic type (rmaib_cpu_atomic_type), roff aligned to its size, (b, op)
+     * valid: each element atomic, fetch (if not NULL) gets the old values, and with
+     * compare NULL each element becomes old op *operand (accumulate, fetch-and-op),
+     * else (one element, op REPLACE) *operand if old equals *compare bitwise
+     * (compare-and-swap).  What data_atomic and data_cas would do, in one call and
+     * with no checks: the latency path. */
     int (*elem_atomic)(rmaib_win_t *win, int peer, uint64_t roff, rmaib_basic_t b,
-                       rmaib_op_t op, const void *operand, const void *compare, void *fetch);
+                       rmaib_op_t op, const void *operand, const void *compare, void *fetch,
+                       size_t len);
 
     /* Bulk read of a peer's control block (the attach table of dynamic windows). */
     int (*ctrl_read)(rmaib_win_t *win, int peer, size_t off, void *dst, size_t len);
