@@ -126,12 +126,14 @@ static inline int red_in_place(const unsigned char *io, const unsigned char *in,
 #define RED_LOOP(T, EXPR) do {                                                  \
         enum { K_ = CHUNK_BYTES / sizeof(T) };                                  \
         enum { V_ = sizeof(T) < 16 ? 16 / sizeof(T) : 1 };  /* one vector */    \
+        enum { H_ = V_ > 1 ? V_ / 2 : 1 };      /* half of one: 8 bytes */      \
         unsigned char *io_ = inout;                                             \
         const unsigned char *in_ = in;                                          \
         size_t n_ = n;                                                          \
         if (red_in_place(io_, in_, n_ * sizeof(T), _Alignof(T))) {              \
             RED_IN_PLACE(T, EXPR, K_)                                           \
             RED_IN_PLACE(T, EXPR, V_)                                           \
+            RED_IN_PLACE(T, EXPR, H_)                                           \
         }                                                                       \
         for (; n_ >= K_; n_ -= K_, io_ += sizeof(T[K_]), in_ += sizeof(T[K_])) { \
             T a_[K_], b_[K_];                                                   \

@@ -314,9 +314,16 @@ static inline int run_fast(rmaib_win_t *w, const rmaib_layout_t *l, int target, 
         || !(access == RMAIB_ACCESS_LOCK_ALL
              || (access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type)))
         return 0;
-    return rmaib_target_base(w, target, tdisp, count, l, roff) == RMAIB_OK
-        && !(*roff & (es - 1))  /* (one aligned element never crosses a line) */
-        && (count == 1 || *roff % RMAIB_CACHELINE + count * es <= RMAIB_CACHELINE);
+    /* rmaib_target_base for a contiguous run of at most a line: [base, base + len) */
+    const rmaib_peer_t *pe = &w->peers[target];
+    size_t len = count * es;
+    int64_t base;
+    if (__builtin_mul_overflow(tdisp, (int64_t) pe->disp_unit, &base) || base < 0
+        || (uint64_t) base > pe->size || len > pe->size - (uint64_t) base)
+        return 0;
+    *roff = (uint64_t) base;
+    return !(*roff & (es - 1))  /* (one aligned element never crosses a line) */
+        && (count == 1 || *roff % RMAIB_CACHELINE + len <= RMAIB_CACHELINE);
 }
 
 static __attribute__((noinline)) int acc_general(rmaib_win_t *w, const void *obuf, size_t ocount,

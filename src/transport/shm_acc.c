@@ -179,6 +179,16 @@ int rmaib_shm_atomic_run(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t 
     return 1;
 }
 
+/* t += *in on one 64-bit integer, wrapping as rmaib_reduce does. */
+static inline void add64(char *t, const void *in)
+{
+    uint64_t a, x;
+    memcpy(&a, t, 8);
+    memcpy(&x, in, 8);
+    a += x;
+    memcpy(t, &a, 8);
+}
+
 /* A run within one cache line, so within one stripe, on allocated memory
  * (elem_native): what rmaib_shm_data_atomic and rmaib_shm_data_cas do, with no
  * checks, the core having made them. */
@@ -202,6 +212,9 @@ int rmaib_shm_elem_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t
             shm_copy(fetch, t, len);
         if (op == RMAIB_OP_REPLACE)
             shm_copy(t, operand, len);
+        else if (op == RMAIB_OP_SUM && len == 8
+                 && (b == RMAIB_BASIC_INT64 || b == RMAIB_BASIC_UINT64))
+            add64(t, operand);  /* a counter's fetch-and-add: no kernel dispatch */
         else if (op != RMAIB_OP_NO_OP)  /* (element sizes here are powers of two) */
             rmaib_reduce_short(b, op, t, operand, len >> __builtin_ctzl(rmaib_basic_size_tab[b]));
     }

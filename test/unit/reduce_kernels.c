@@ -509,7 +509,7 @@ static int run_reduce(rmaib_basic_t b, rmaib_op_t op, size_t n, size_t io_off, l
 
 static void test_reduce(void)
 {
-    static const size_t lens[] = { 0, 1, 5, 37, 300, 1031 };
+    static const size_t lens[] = { 0, 1, 3, 5, 8, 13, 29, 37, 300, 1031 };
     static const size_t offs[][2] = { { 0, 0 }, { 1, 3 }, { 5, 0 }, { 8, 16 } };
 
     for (int b = 1; b < RMAIB_BASIC_COUNT; b++)

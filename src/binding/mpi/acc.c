@@ -39,25 +39,59 @@ int rmaib_mpi_acc_resolve(MPI_Count ocount, MPI_Datatype otype, MPI_Count tcount
 /* Fetch_and_op and Compare_and_swap take one element of "a predefined datatype"
  * (MPI-3.1 §11.3.4): a derived type, even one that is a single int, is MPI_ERR_TYPE.
  * Both are the latency-bound calls of the family, so they go straight to the core. */
-int MPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype dt, int target,
-                     MPI_Aint tdisp, MPI_Op op, MPI_Win win)
+static inline int fetch_and_op(rmaib_mpi_win_t *bw, const void *obuf, void *rbuf,
+                               MPI_Datatype dt, int target, MPI_Aint tdisp, MPI_Op op,
+                               MPI_Win win)
 {
-    LOOKUP(win, bw);
     const rmaib_layout_t *l = rmaib_mpi_layout_named(dt);
     rmaib_op_t rop = rmaib_mpi_op_of(op);
     int rerr = !rop ? RMAIB_ERR_OP : !l ? RMAIB_ERR_TYPE : RMAIB_OK;
     if (rerr == RMAIB_OK && target != MPI_PROC_NULL)
         rerr = rmaib_fetch_and_op(bw->core, obuf, rbuf, l, target, tdisp, rop);
-    return rmaib_mpi_win_ret(bw, rerr);
+    return rmaib_mpi_win_ret_handle(win, rerr);
+}
+
+static __attribute__((noinline)) int fetch_and_op_lookup(const void *obuf, void *rbuf,
+                                                         MPI_Datatype dt, int target,
+                                                         MPI_Aint tdisp, MPI_Op op, MPI_Win win)
+{
+    LOOKUP(win, bw);
+    return fetch_and_op(bw, obuf, rbuf, dt, target, tdisp, op, win);
+}
+
+/* (the last window inline, any other out of line, as sync.c's lock and flush) */
+int MPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype dt, int target,
+                     MPI_Aint tdisp, MPI_Op op, MPI_Win win)
+{
+    rmaib_mpi_win_t *bw = rmaib_mpi_win_hit(win);
+    return bw ? fetch_and_op(bw, obuf, rbuf, dt, target, tdisp, op, win)
+        : fetch_and_op_lookup(obuf, rbuf, dt, target, tdisp, op, win);
+}
+
+static inline int compare_and_swap(rmaib_mpi_win_t *bw, const void *obuf, const void *cbuf,
+                                   void *rbuf, MPI_Datatype dt, int target, MPI_Aint tdisp,
+                                   MPI_Win win)
+{
+    const rmaib_layout_t *l = rmaib_mpi_layout_named(dt);
+    int rerr = l ? RMAIB_OK : RMAIB_ERR_TYPE;
+    if (rerr == RMAIB_OK && target != MPI_PROC_NULL)
+        rerr = rmaib_compare_and_swap(bw->core, obuf, cbuf, rbuf, l, target, tdisp);
+    return rmaib_mpi_win_ret_handle(win, rerr);
+}
+
+static __attribute__((noinline)) int compare_and_swap_lookup(const void *obuf, const void *cbuf,
+                                                             void *rbuf, MPI_Datatype dt,
+                                                             int target, MPI_Aint tdisp,
+                                                             MPI_Win win)
+{
+    LOOKUP(win, bw);
+    return compare_and_swap(bw, obuf, cbuf, rbuf, dt, target, tdisp, win);
 }
 
 int MPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Datatype dt,
                          int target, MPI_Aint tdisp, MPI_Win win)
 {
-    LOOKUP(win, bw);
-    const rmaib_layout_t *l = rmaib_mpi_layout_named(dt);
-    int rerr = l ? RMAIB_OK : RMAIB_ERR_TYPE;
-    if (rerr == RMAIB_OK && target != MPI_PROC_NULL)
-        rerr = rmaib_compare_and_swap(bw->core, obuf, cbuf, rbuf, l, target, tdisp);
-    return rmaib_mpi_win_ret(bw, rerr);
+    rmaib_mpi_win_t *bw = rmaib_mpi_win_hit(win);
+    return bw ? compare_and_swap(bw, obuf, cbuf, rbuf, dt, target, tdisp, win)
+        : compare_and_swap_lookup(obuf, cbuf, rbuf, dt, target, tdisp, win);
 }

@@ -65,6 +65,13 @@ int rmaib_mpi_win_error(rmaib_mpi_win_t *bw, int code)
     return code;
 }
 
+int rmaib_mpi_win_fail(MPI_Win win, int rerr)
+{
+    rmaib_mpi_win_t *bw = rmaib_mpi_win_find(win);
+    return bw ? rmaib_mpi_win_error(bw, rmaib_mpi_code(rerr))
+        : rmaib_mpi_comm_error(MPI_COMM_WORLD, MPI_ERR_WIN);
+}
+
 int rmaib_mpi_comm_error(MPI_Comm comm, int code)
 {
 #ifndef RMAIB_NETMOD

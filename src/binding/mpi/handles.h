@@ -40,12 +40,15 @@ typedef struct rmaib_mpi_win {
  * checked inline: an RMA loop uses one window over and over. */
 extern rmaib_mpi_win_t *rmaib_mpi_win_last __attribute__((visibility("hidden")));
 rmaib_mpi_win_t *rmaib_mpi_win_lookup(MPI_Win w);
-static inline rmaib_mpi_win_t *rmaib_mpi_win_find(MPI_Win w)
+static inline rmaib_mpi_win_t *rmaib_mpi_win_hit(MPI_Win w)
 {
     rmaib_mpi_win_t *last = __atomic_load_n(&rmaib_mpi_win_last, __ATOMIC_RELAXED);
-    if (__builtin_expect(last && last->shadow == w, 1))
-        return last;
-    return rmaib_mpi_win_lookup(w);
+    return __builtin_expect(last && last->shadow == w, 1) ? last : NULL;
+}
+static inline rmaib_mpi_win_t *rmaib_mpi_win_find(MPI_Win w)
+{
+    rmaib_mpi_win_t *bw = rmaib_mpi_win_hit(w);
+    return bw ? bw : rmaib_mpi_win_lookup(w);
 }
 int rmaib_mpi_win_insert(rmaib_mpi_win_t *bw);
 void rmaib_mpi_win_remove(MPI_Win w);

@@ -36,22 +36,48 @@ static inline int asserts(int a)
     return r;
 }
 
-int MPI_Win_lock(int type, int rank, int assert, MPI_Win win)
+/* Lock, unlock and flush are on every passive-target loop: their bodies take the
+ * window found, so that the last window's path calls nothing before the core and
+ * keeps only the handle across that call; any other window is looked up out of
+ * line (the _lookup functions). */
+static inline int win_lock(rmaib_mpi_win_t *bw, int type, int rank, int assert, MPI_Win win)
 {
-    LOOKUP(win, bw);
     if (rank == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    int t = lock_type(type);
-    return rmaib_mpi_win_ret(bw, t < 0 ? RMAIB_ERR_LOCKTYPE
-                             : rmaib_lock(bw->core, t, rank, asserts(assert)));
+    /* (an unknown type is -1, which the core refuses with RMAIB_ERR_LOCKTYPE) */
+    return rmaib_mpi_win_ret_handle(win, rmaib_lock(bw->core, lock_type(type), rank,
+                                                    asserts(assert)));
+}
+
+static __attribute__((noinline)) int win_lock_lookup(int type, int rank, int assert, MPI_Win win)
+{
+    LOOKUP(win, bw);
+    return win_lock(bw, type, rank, assert, win);
+}
+
+int MPI_Win_lock(int type, int rank, int assert, MPI_Win win)
+{
+    rmaib_mpi_win_t *bw = rmaib_mpi_win_hit(win);
+    return bw ? win_lock(bw, type, rank, assert, win) : win_lock_lookup(type, rank, assert, win);
+}
+
+static inline int win_unlock(rmaib_mpi_win_t *bw, int rank, MPI_Win win)
+{
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    return rmaib_mpi_win_ret_handle(win, rmaib_unlock(bw->core, rank));
+}
+
+static __attribute__((noinline)) int win_unlock_lookup(int rank, MPI_Win win)
+{
+    LOOKUP(win, bw);
+    return win_unlock(bw, rank, win);
 }
 
 int MPI_Win_unlock(int rank, MPI_Win win)
 {
-    LOOKUP(win, bw);
-    if (rank == MPI_PROC_NULL)
-        return MPI_SUCCESS;
-    return rmaib_mpi_win_ret(bw, rmaib_unlock(bw->core, rank));
+    rmaib_mpi_win_t *bw = rmaib_mpi_win_hit(win);
+    return bw ? win_unlock(bw, rank, win) : win_unlock_lookup(rank, win);
 }
 
 int MPI_Win_lock_all(int assert, MPI_Win win)
@@ -66,12 +92,23 @@ int MPI_Win_unlock_all(MPI_Win win)
     return rmaib_mpi_win_ret(bw, rmaib_unlock_all(bw->core));
 }
 
-int MPI_Win_flush(int rank, MPI_Win win)
+static inline int win_flush(rmaib_mpi_win_t *bw, int rank, MPI_Win win)
 {
-    LOOKUP(win, bw);
     if (rank == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    return rmaib_mpi_win_ret(bw, rmaib_flush(bw->core, rank));
+    return rmaib_mpi_win_ret_handle(win, rmaib_flush(bw->core, rank));
+}
+
+static __attribute__((noinline)) int win_flush_lookup(int rank, MPI_Win win)
+{
+    LOOKUP(win, bw);
+    return win_flush(bw, rank, win);
+}
+
+int MPI_Win_flush(int rank, MPI_Win win)
+{
+    rmaib_mpi_win_t *bw = rmaib_mpi_win_hit(win);
+    return bw ? win_flush(bw, rank, win) : win_flush_lookup(rank, win);
 }
 
 int MPI_Win_flush_all(MPI_Win win)
