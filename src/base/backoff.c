@@ -82,7 +82,7 @@ uint64_t rmaib_now_ns(void)
     return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 }
 
-/* A wait spins this long by the clock before it sleeps when every rank has a core,
+/* A wait spins (or yields) this long by the clock before it sleeps,
  * far above the longest sleep step: a peer whose spin is shorter than our lateness
  * goes to sleep too, and the two settle into sleeping through every exchange
  * (docs/performance.md, "Back-off"). */
@@ -90,8 +90,9 @@ uint64_t rmaib_now_ns(void)
 #define SLEEP_MAX_US 100u
 
 /* Spin for the first few rounds (a peer on another core answers in well under a
- * microsecond), then yield for a while if ranks outnumber cores or spin on for
- * SPIN_NS if not, then sleep in growing steps up to SLEEP_MAX_US. */
+ * microsecond), then for SPIN_NS yield if ranks outnumber cores (the peer may need
+ * our core, and a sleeper answers a lock handed over late) or spin on if not, then
+ * sleep in growing steps up to SLEEP_MAX_US. */
 void rmaib_backoff(rmaib_backoff_t *b)
 {
     unsigned n = b->n++;
@@ -105,19 +106,15 @@ void rmaib_backoff(rmaib_backoff_t *b)
             rmaib_cpu_relax();
             return;
         }
-        if (rmaib_oversubscribed()) {
-            if (n < 128) {
+        uint64_t now = rmaib_now_ns();
+        if (b->spin_until == 0)
+            b->spin_until = now + SPIN_NS;
+        if (now < b->spin_until) {
+            if (rmaib_oversubscribed())
                 sched_yield();
-                return;
-            }
-        } else {
-            uint64_t now = rmaib_now_ns();
-            if (b->spin_until == 0)
-                b->spin_until = now + SPIN_NS;
-            if (now < b->spin_until) {
+            else
                 rmaib_cpu_relax();
-                return;
-            }
+            return;
         }
     }
     if (b->polling)             /* sleeping: the progress thread serves meanwhile */

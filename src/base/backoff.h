@@ -24,9 +24,9 @@ extern const rmaib_wait_hooks_t *rmaib_waits;
 /* Run by the progress thread each time it wakes: the collectives' schedules. */
 extern void (*_Atomic rmaib_async_hook)(void);
 
-/* Waiting: spin briefly, then yield (ranks outnumber cores: tests run 8 ranks on 2
- * cores, so a spinner must give its core to the rank it is waiting for) or spin on
- * for 1 ms (every rank has a core), then sleep in growing steps.  Every round also
+/* Waiting: spin briefly, then for 1 ms yield (ranks outnumber cores: tests run 8
+ * ranks on 2 cores, so a spinner must give its core to the rank it is waiting for)
+ * or spin on (every rank has a core), then sleep in growing steps.  Every round also
  * serves the hooks; while a wait spins or yields it stands in for the progress
  * thread.  Declare the state with RMAIB_BACKOFF, which ends that stand-in however
  * the waiting scope is left. */
