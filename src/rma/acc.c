@@ -299,7 +299,7 @@ static const char *contiguous(const void *buf, size_t count, const rmaib_layout_
 
 /* May count elements of the predefined type l at tdisp go straight to the
  * transport's elem_atomic: a w->local_fast window in a passive epoch, a CPU atomic
- * type, aligned, the run within one cache line, on a target whose memory the
+ * type, aligned, the run within one RMAIB_ELEM_RUN block, on a target whose memory the
  * transport does natively?  Then *roff is where.  0 for anything else: the
  * caller's general path, which repeats the checks and reports what failed.  The
  * latency path of accumulate, fetch-and-op and compare-and-swap. */
@@ -309,12 +309,12 @@ static inline int run_fast(rmaib_win_t *w, const rmaib_layout_t *l, int target, 
     int access = w->access;
     size_t es = rmaib_basic_size(l->basic);
     if (!w->local_fast || w->flavor == RMAIB_FLAVOR_DYNAMIC || !l->contig || l->size != es
-        || count - 1 >= RMAIB_CACHELINE || (unsigned) target >= (unsigned) w->nranks
+        || count - 1 >= RMAIB_ELEM_RUN || (unsigned) target >= (unsigned) w->nranks
         || !w->peers[target].elem_native || !rmaib_cpu_atomic_type[l->basic]
         || !(access == RMAIB_ACCESS_LOCK_ALL
              || (access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type)))
         return 0;
-    /* rmaib_target_base for a contiguous run of at most a line: [base, base + len) */
+    /* rmaib_target_base for a contiguous run of at most a block: [base, base + len) */
     const rmaib_peer_t *pe = &w->peers[target];
     size_t len = count * es;
     int64_t base;
@@ -322,8 +322,8 @@ static inline int run_fast(rmaib_win_t *w, const rmaib_layout_t *l, int target, 
         || (uint64_t) base > pe->size || len > pe->size - (uint64_t) base)
         return 0;
     *roff = (uint64_t) base;
-    return !(*roff & (es - 1))  /* (one aligned element never crosses a line) */
-        && (count == 1 || *roff % RMAIB_CACHELINE + len <= RMAIB_CACHELINE);
+    return !(*roff & (es - 1))  /* (one aligned element never crosses a block) */
+        && (count == 1 || *roff % RMAIB_ELEM_RUN + len <= RMAIB_ELEM_RUN);
 }
 
 static __attribute__((noinline)) int acc_general(rmaib_win_t *w, const void *obuf, size_t ocount,

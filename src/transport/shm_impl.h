@@ -16,7 +16,7 @@
  * cache line.  The element at offset roff belongs to stripe
  * (roff / SHM_ACC_STRIPE_BYTES) % SHM_ACC_STRIPES. */
 enum { SHM_ACC_STRIPES = 32, SHM_ACC_STRIPE_BYTES = 4096 };
-_Static_assert(SHM_ACC_STRIPE_BYTES % RMAIB_CACHELINE == 0, "elem_atomic: a line in one stripe");
+_Static_assert(SHM_ACC_STRIPE_BYTES % RMAIB_ELEM_RUN == 0, "elem_atomic: a run in one stripe");
 #define SHM_ACC_STRIPES_SIZE ((size_t) SHM_ACC_STRIPES * RMAIB_CACHELINE)
 
 /* Dynamic windows: each local rank's regions whose whole pages umem.c moved into a

@@ -43,6 +43,9 @@ typedef struct rmaib_ctrl_req {
 /* Which peers a backend reaches: those sharing memory with us, or any. */
 enum { RMAIB_TP_NODE = 1, RMAIB_TP_NET };
 
+/* elem_atomic's runs lie within one aligned block of this many bytes. */
+enum { RMAIB_ELEM_RUN = 4096 };
+
 typedef struct rmaib_tp_ops {
     const char *name;
     int reach;          /* RMAIB_TP_NODE or RMAIB_TP_NET */
@@ -120,7 +123,7 @@ typedef struct rmaib_tp_ops {
     int (*atomic_run)(rmaib_win_t *win, int peer, uint64_t roff, rmaib_basic_t b,
                       rmaib_op_t op, const void *operand, void *fetch, size_t len, int *rc);
     /* Optional.  The len bytes at roff of a peer whose elem_native is set, whole
-     * elements of b within one aligned cache line (RMAIB_CACHELINE), b a CPU
+     * elements of b within one aligned RMAIB_ELEM_RUN bytes, b a CPU
      * atomic type (rmaib_cpu_atomic_type), roff aligned to its size, (b, op)
      * valid: each element atomic, fetch (if not NULL) gets the old values, and with
      * compare NULL each element becomes old op *operand (accumulate, fetch-and-op),
