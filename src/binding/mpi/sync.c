@@ -61,23 +61,28 @@ int MPI_Win_lock(int type, int rank, int assert, MPI_Win win)
     return bw ? win_lock(bw, type, rank, assert, win) : win_lock_lookup(type, rank, assert, win);
 }
 
-static inline int win_unlock(rmaib_mpi_win_t *bw, int rank, MPI_Win win)
-{
-    if (rank == MPI_PROC_NULL)
-        return MPI_SUCCESS;
-    return rmaib_mpi_win_ret_handle(win, rmaib_unlock(bw->core, rank));
-}
-
-static __attribute__((noinline)) int win_unlock_lookup(int rank, MPI_Win win)
+/* Unlock and the flushes of one rank: the core's call on (window, rank), the last
+ * window inline as above, and any other looked up out of line. */
+static __attribute__((noinline)) int rank_call_lookup(int (*call)(rmaib_win_t *, int), int rank,
+                                                      MPI_Win win)
 {
     LOOKUP(win, bw);
-    return win_unlock(bw, rank, win);
+    return rank == MPI_PROC_NULL ? MPI_SUCCESS : rmaib_mpi_win_ret(bw, call(bw->core, rank));
+}
+
+static inline int rank_call(int (*call)(rmaib_win_t *, int), int rank, MPI_Win win)
+{
+    rmaib_mpi_win_t *bw = rmaib_mpi_win_hit(win);
+    if (!bw)
+        return rank_call_lookup(call, rank, win);
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    return rmaib_mpi_win_ret_handle(win, call(bw->core, rank));
 }
 
 int MPI_Win_unlock(int rank, MPI_Win win)
 {
-    rmaib_mpi_win_t *bw = rmaib_mpi_win_hit(win);
-    return bw ? win_unlock(bw, rank, win) : win_unlock_lookup(rank, win);
+    return rank_call(rmaib_unlock, rank, win);
 }
 
 int MPI_Win_lock_all(int assert, MPI_Win win)
@@ -92,23 +97,9 @@ int MPI_Win_unlock_all(MPI_Win win)
     return rmaib_mpi_win_ret(bw, rmaib_unlock_all(bw->core));
 }
 
-static inline int win_flush(rmaib_mpi_win_t *bw, int rank, MPI_Win win)
-{
-    if (rank == MPI_PROC_NULL)
-        return MPI_SUCCESS;
-    return rmaib_mpi_win_ret_handle(win, rmaib_flush(bw->core, rank));
-}
-
-static __attribute__((noinline)) int win_flush_lookup(int rank, MPI_Win win)
-{
-    LOOKUP(win, bw);
-    return win_flush(bw, rank, win);
-}
-
 int MPI_Win_flush(int rank, MPI_Win win)
 {
-    rmaib_mpi_win_t *bw = rmaib_mpi_win_hit(win);
-    return bw ? win_flush(bw, rank, win) : win_flush_lookup(rank, win);
+    return rank_call(rmaib_flush, rank, win);
 }
 
 int MPI_Win_flush_all(MPI_Win win)
@@ -119,10 +110,7 @@ int MPI_Win_flush_all(MPI_Win win)
 
 int MPI_Win_flush_local(int rank, MPI_Win win)
 {
-    LOOKUP(win, bw);
-    if (rank == MPI_PROC_NULL)
-        return MPI_SUCCESS;
-    return rmaib_mpi_win_ret(bw, rmaib_flush_local(bw->core, rank));
+    return rank_call(rmaib_flush_local, rank, win);
 }
 
 int MPI_Win_flush_local_all(MPI_Win win)
