@@ -272,17 +272,14 @@ int rmaib_lock(rmaib_win_t *w, int lock_type, int target, int assert)
         || (w->access != RMAIB_ACCESS_NONE && w->access != RMAIB_ACCESS_LOCK)
         || w->peers[target].lock_type)
         return lock_general(w, lock_type, target, assert);
-    char *word = w->peers[target].ctrl_mapped + RMAIB_CTRL_OFF(lock);
     uint64_t old, g = 0;
     if (lock_type == RMAIB_LOCK_EXCLUSIVE) {
-        old = rmaib_cpu_ctrl_atomic(word, RMAIB_AOP_CAS, RMAIB_LOCK_WRITER, 0);
-        if (old == 0)
-            g = rmaib_cpu_ctrl_atomic(w->peers[RMAIB_LOCK_MASTER].ctrl_mapped
-                                      + RMAIB_CTRL_OFF(global_lock), RMAIB_AOP_READ, 0, 0);
-        if (old != 0 || (g & RMAIB_GLOBAL_ALL_MASK))
+        if (!rmaib_global_excl_local_try(w, target, &old, &g))
             return local_fast_wait(w, lock_type, target, old, g);
     } else if (lock_type == RMAIB_LOCK_SHARED) {
-        old = rmaib_cpu_ctrl_atomic(word, RMAIB_AOP_FADD, RMAIB_LOCK_SHARED_ONE, 0);
+        /* (rmaib_tas_acquire_shared's first step, on the mapped word) */
+        old = rmaib_cpu_ctrl_atomic(w->peers[target].ctrl_mapped + RMAIB_CTRL_OFF(lock),
+                                    RMAIB_AOP_FADD, RMAIB_LOCK_SHARED_ONE, 0);
         if (old & (RMAIB_LOCK_WRITER | RMAIB_LOCK_WAIT_MASK))
             return local_fast_wait(w, lock_type, target, old, g);
     } else {
