@@ -306,7 +306,7 @@ static const char *contiguous(const void *buf, size_t count, const rmaib_layout_
 static inline int run_fast(rmaib_win_t *w, const rmaib_layout_t *l, int target, int64_t tdisp,
                            size_t count, uint64_t *roff)
 {
-    int access = w->access;
+    int access = rmaib_access(w);       /* (mt: another thread may change it) */
     size_t es = rmaib_basic_size(l->basic);
     if (!w->local_fast || w->flavor == RMAIB_FLAVOR_DYNAMIC || !l->contig || l->size != es
         || count - 1 >= RMAIB_ELEM_RUN || (unsigned) target >= (unsigned) w->nranks

@@ -109,7 +109,7 @@ static inline int xfer_fast(rmaib_win_t *w, size_t ocount, const rmaib_layout_t 
                             int64_t tdisp, size_t tcount, const rmaib_layout_t *tl,
                             uint64_t *roff, size_t *len)
 {
-    int access = w->access;
+    int access = rmaib_access(w);       /* (mt: another thread may change it) */
     *len = ocount * ol->size;
     return w->flavor != RMAIB_FLAVOR_DYNAMIC && ol->contig && tl->contig
         && (unsigned) target < (unsigned) w->nranks
