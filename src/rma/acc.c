@@ -306,13 +306,11 @@ static const char *contiguous(const void *buf, size_t count, const rmaib_layout_
 static inline int run_fast(rmaib_win_t *w, const rmaib_layout_t *l, int target, int64_t tdisp,
                            size_t count, uint64_t *roff)
 {
-    int access = rmaib_access(w);       /* (mt: another thread may change it) */
     size_t es = rmaib_basic_size(l->basic);
     if (!w->local_fast || w->flavor == RMAIB_FLAVOR_DYNAMIC || !l->contig || l->size != es
         || count - 1 >= RMAIB_ELEM_RUN || (unsigned) target >= (unsigned) w->nranks
         || !w->peers[target].elem_native || !rmaib_cpu_atomic_type[l->basic]
-        || !(access == RMAIB_ACCESS_LOCK_ALL
-             || (access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type)))
+        || !rmaib_passive_covers(w, target))
         return 0;
     /* rmaib_target_base for a contiguous run of at most a block: [base, base + len) */
     const rmaib_peer_t *pe = &w->peers[target];

@@ -35,11 +35,7 @@ static int passive_target_ok(rmaib_win_t *w, int target)
 {
     if (target < 0 || target >= w->nranks)
         return RMAIB_ERR_RANK;
-    int access = rmaib_access(w);
-    if (access == RMAIB_ACCESS_LOCK_ALL
-        || (access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type))
-        return RMAIB_OK;
-    return RMAIB_ERR_RMA_SYNC;
+    return rmaib_passive_covers(w, target) ? RMAIB_OK : RMAIB_ERR_RMA_SYNC;
 }
 
 static int passive_any_ok(rmaib_win_t *w)
@@ -61,8 +57,7 @@ static __attribute__((noinline)) int flush_general(rmaib_win_t *w, int target)
 int rmaib_flush(rmaib_win_t *w, int target)
 {
     if (w->local_fast && (unsigned) target < (unsigned) w->nranks
-        && (w->access == RMAIB_ACCESS_LOCK_ALL
-            || (w->access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type))) {
+        && rmaib_passive_covers(w, target)) {
         atomic_thread_fence(memory_order_release);
         return RMAIB_OK;
     }

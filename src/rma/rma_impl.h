@@ -93,14 +93,18 @@ static inline int rmaib_target_base(rmaib_win_t *w, int target, int64_t tdisp, s
     return lo < 0 || (uint64_t) hi > pe->size ? RMAIB_ERR_RMA_RANGE : RMAIB_OK;
 }
 
+/* A passive epoch covering target (in range). */
+static inline int rmaib_passive_covers(const rmaib_win_t *w, int target)
+{
+    int access = rmaib_access(w);
+    return access == RMAIB_ACCESS_LOCK_ALL
+        || (access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type);
+}
+
 /* The hot half of the epoch check: a passive epoch covering target. */
 static inline int rmaib_epoch_ok(rmaib_win_t *w, int target, int flags)
 {
-    int access = rmaib_access(w);
-    if (access == RMAIB_ACCESS_LOCK_ALL
-        || (access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type))
-        return RMAIB_OK;
-    return rmaib_epoch_check_target(w, target, flags);
+    return rmaib_passive_covers(w, target) ? RMAIB_OK : rmaib_epoch_check_target(w, target, flags);
 }
 int rmaib_pscw_wait_post(rmaib_win_t *w, int target);
 /* tas.c: the uncontended shared lock and every release are one atomic, inline. */

@@ -150,8 +150,8 @@ int rmaib_shm_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t
     return rc;
 }
 
-/* acc_native's and acc_native_span's answer for a whole run of allocated memory, and
- * a run within one stripe done here: one lock, the fetch, the plain kernel. */
+/* acc_native's and acc_native_span's answer for a whole run of allocated memory; a
+ * run within one block (so one stripe) is rmaib_shm_elem_atomic's. */
 int rmaib_shm_atomic_run(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
                          rmaib_op_t op, const void *operand, void *fetch, size_t len, int *rc)
 {
@@ -160,22 +160,13 @@ int rmaib_shm_atomic_run(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t 
     if (sp->dyn || roff < sp->alo || roff > sp->ahi || len > sp->ahi - roff
         || !rmaib_cpu_atomic_supported(b, op) || !rmaib_cpu_atomic_aligned(b, t))
         return 0;
-    /* (element sizes of CPU atomic types are powers of two: a shift, not a division) */
-    size_t n = len >> __builtin_ctzl(rmaib_basic_size(b));
-    if (roff % SHM_ACC_STRIPE_BYTES + len > SHM_ACC_STRIPE_BYTES || len >= 256) {
+    if (roff % RMAIB_ELEM_RUN + len > RMAIB_ELEM_RUN) {
+        /* (element sizes of CPU atomic types are powers of two: a shift, not a division) */
+        size_t n = len >> __builtin_ctzl(rmaib_basic_size(b));
         *rc = rmaib_shm_data_atomic(w, peer, roff, b, op, operand, fetch, n);
         return 1;
     }
-    uint64_t *lk = stripe_of(sp, roff);
-    stripe_lock(lk);
-    if (fetch)
-        shm_copy(fetch, t, len);
-    if (op == RMAIB_OP_REPLACE)
-        shm_copy(t, operand, len);
-    else if (op != RMAIB_OP_NO_OP)
-        rmaib_reduce_short(b, op, t, operand, n);
-    stripe_unlock(lk);
-    *rc = RMAIB_OK;
+    *rc = rmaib_shm_elem_atomic(w, peer, roff, b, op, operand, NULL, fetch, len);
     return 1;
 }
 
