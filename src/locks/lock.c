@@ -9,7 +9,7 @@
  * and released outside it, since a thread waiting for a target a peer holds must not
  * stop another of ours from unlocking a target that peer may be waiting for.
  */
-#include "rma/rma_impl.h"
+#include "locks/lock_fast.h"
 
 /* A process's first exclusive lock (test-and-set) announces it on the master and
  * tries the target's word in one batch: one round trip over the network instead of
@@ -188,25 +188,9 @@ static __attribute__((noinline)) int release_counted(rmaib_win_t *w, int type, i
     return rc;
 }
 
-/* The epoch's bookkeeping once the lock word is ours, and once it is given back
- * (without mt). */
-static inline void lock_held(rmaib_win_t *w, int lock_type, int target)
-{
-    rmaib_stat_add(w, &w->stat_lock_acquires, 1);
-    w->peers[target].lock_type = (uint8_t) lock_type;
-    w->nlocks++;
-    w->access = RMAIB_ACCESS_LOCK;
-}
-
-static inline void unlock_held(rmaib_win_t *w, int target)
-{
-    w->peers[target].lock_type = RMAIB_LOCK_NONE;
-    if (--w->nlocks == 0)
-        w->access = RMAIB_ACCESS_NONE;
-}
-
-static __attribute__((noinline)) int lock_general(rmaib_win_t *w, int lock_type, int target,
-                                                 int assert)
+/* Every window that is not local_fast, and any call that is not the plain case:
+ * the argument and epoch checks, then the lock word. */
+int rmaib_lock_general(rmaib_win_t *w, int lock_type, int target, int assert)
 {
     if (lock_type != RMAIB_LOCK_SHARED && lock_type != RMAIB_LOCK_EXCLUSIVE)
         return RMAIB_ERR_LOCKTYPE;
@@ -227,11 +211,11 @@ static __attribute__((noinline)) int lock_general(rmaib_win_t *w, int lock_type,
         if (rc != RMAIB_OK)
             return rc;
     }
-    lock_held(w, lock_type, target);
+    rmaib_lock_held(w, lock_type, target);
     return RMAIB_OK;
 }
 
-static __attribute__((noinline)) int unlock_general(rmaib_win_t *w, int target)
+int rmaib_unlock_general(rmaib_win_t *w, int target)
 {
     if ((unsigned) target >= (unsigned) w->nranks)
         return RMAIB_ERR_RANK;
@@ -247,62 +231,28 @@ static __attribute__((noinline)) int unlock_general(rmaib_win_t *w, int target)
         rc = rmaib_first_error(rc, __builtin_expect(w->stats, 0)
                                ? release_counted(w, held, target) : release(w, held, target));
     }
-    unlock_held(w, target);
+    rmaib_lock_released(w, target);
     return rc;
 }
 
-/* A contended lock on a w->local_fast window: the first atomic is done (old is what
- * it found, g the master's word where an exclusive CAS got the target's). */
-static __attribute__((noinline)) int local_fast_wait(rmaib_win_t *w, int lock_type, int target,
-                                                    uint64_t old, uint64_t g)
+/* A contended lock on a w->local_fast window (lock_fast.h). */
+int rmaib_lock_local_wait(rmaib_win_t *w, int lock_type, int target, uint64_t old,
+                          uint64_t g)
 {
     int rc = lock_type == RMAIB_LOCK_SHARED ? rmaib_tas_acquire_shared_wait(w, target)
         : rmaib_global_excl_local_wait(w, target, old, g);
     if (rc == RMAIB_OK)
-        lock_held(w, lock_type, target);
+        rmaib_lock_held(w, lock_type, target);
     return rc;
 }
 
-/* On a w->local_fast window (within a node, no threads, no statistics) a lock is
- * its CPU atomics on the mapped words and the bookkeeping, with no call on the
- * uncontended path; everything else takes the general path. */
+/* The core's entry points: the same paths, for callers other than the bindings. */
 int rmaib_lock(rmaib_win_t *w, int lock_type, int target, int assert)
 {
-    if (!w->local_fast || assert != 0 || (unsigned) target >= (unsigned) w->nranks
-        || (w->access != RMAIB_ACCESS_NONE && w->access != RMAIB_ACCESS_LOCK)
-        || w->peers[target].lock_type)
-        return lock_general(w, lock_type, target, assert);
-    uint64_t old, g = 0;
-    if (lock_type == RMAIB_LOCK_EXCLUSIVE) {
-        if (!rmaib_global_excl_local_try(w, target, &old, &g))
-            return local_fast_wait(w, lock_type, target, old, g);
-    } else if (lock_type == RMAIB_LOCK_SHARED) {
-        /* (rmaib_tas_acquire_shared's first step, on the mapped word) */
-        old = rmaib_cpu_ctrl_atomic(w->peers[target].ctrl_mapped + RMAIB_CTRL_OFF(lock),
-                                    RMAIB_AOP_FADD, RMAIB_LOCK_SHARED_ONE, 0);
-        if (old & (RMAIB_LOCK_WRITER | RMAIB_LOCK_WAIT_MASK))
-            return local_fast_wait(w, lock_type, target, old, g);
-    } else {
-        return RMAIB_ERR_LOCKTYPE;
-    }
-    lock_held(w, lock_type, target);
-    return RMAIB_OK;
+    return rmaib_lock_inline(w, lock_type, target, assert);
 }
 
-/* The release on a w->local_fast window: its transport completed the epoch's
- * operations as they were issued, and the release's seq_cst atomic orders them
- * before it (what the flush's release fence does otherwise). */
 int rmaib_unlock(rmaib_win_t *w, int target)
 {
-    if (!w->local_fast || (unsigned) target >= (unsigned) w->nranks
-        || w->access != RMAIB_ACCESS_LOCK)
-        return unlock_general(w, target);
-    int held = w->peers[target].lock_type;
-    if (held != RMAIB_LOCK_EXCLUSIVE && held != RMAIB_LOCK_SHARED)
-        return unlock_general(w, target);
-    rmaib_cpu_ctrl_atomic(w->peers[target].ctrl_mapped + RMAIB_CTRL_OFF(lock), RMAIB_AOP_FADD,
-                          held == RMAIB_LOCK_EXCLUSIVE ? -RMAIB_LOCK_WRITER
-                          : -RMAIB_LOCK_SHARED_ONE, 0);
-    unlock_held(w, target);
-    return RMAIB_OK;
+    return rmaib_unlock_inline(w, target);
 }

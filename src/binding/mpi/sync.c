@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include "errors.h"
 #include "handles.h"
+#include "locks/lock_fast.h"
 
 static int lock_type(int mpi_type)
 {
@@ -36,33 +37,28 @@ static inline int asserts(int a)
     return r;
 }
 
-/* Lock, unlock and flush are on every passive-target loop: their bodies take the
- * window found, so that the last window's path calls nothing before the core and
- * keeps only the handle across that call; any other window is looked up out of
- * line (the _lookup functions). */
-static inline int win_lock(rmaib_mpi_win_t *bw, int type, int rank, int assert, MPI_Win win)
-{
-    if (rank == MPI_PROC_NULL)
-        return MPI_SUCCESS;
-    /* (an unknown type is -1, which the core refuses with RMAIB_ERR_LOCKTYPE) */
-    return rmaib_mpi_win_ret_handle(win, rmaib_lock(bw->core, lock_type(type), rank,
-                                                    asserts(assert)));
-}
-
+/* Lock, unlock and flush are on every passive-target loop.  The last window's plain
+ * call calls nothing before the core (lock and unlock take its inline path,
+ * lock_fast.h) and keeps only the handle across the core's call; any other window,
+ * MPI_PROC_NULL or an assertion goes out of line (the _lookup functions). */
 static __attribute__((noinline)) int win_lock_lookup(int type, int rank, int assert, MPI_Win win)
 {
     LOOKUP(win, bw);
-    return win_lock(bw, type, rank, assert, win);
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    /* (an unknown type is -1, which the core refuses with RMAIB_ERR_LOCKTYPE) */
+    return rmaib_mpi_win_ret(bw, rmaib_lock(bw->core, lock_type(type), rank, asserts(assert)));
 }
 
 int MPI_Win_lock(int type, int rank, int assert, MPI_Win win)
 {
     rmaib_mpi_win_t *bw = rmaib_mpi_win_hit(win);
-    return bw ? win_lock(bw, type, rank, assert, win) : win_lock_lookup(type, rank, assert, win);
+    if (!bw || rank == MPI_PROC_NULL || assert != 0)
+        return win_lock_lookup(type, rank, assert, win);
+    return rmaib_mpi_win_ret_handle(win, rmaib_lock_inline(bw->core, lock_type(type), rank, 0));
 }
 
-/* Unlock and the flushes of one rank: the core's call on (window, rank), the last
- * window inline as above, and any other looked up out of line. */
+/* Unlock and the flushes of one rank: the core's call on (window, rank). */
 static __attribute__((noinline)) int rank_call_lookup(int (*call)(rmaib_win_t *, int), int rank,
                                                       MPI_Win win)
 {
@@ -73,16 +69,18 @@ static __attribute__((noinline)) int rank_call_lookup(int (*call)(rmaib_win_t *,
 static inline int rank_call(int (*call)(rmaib_win_t *, int), int rank, MPI_Win win)
 {
     rmaib_mpi_win_t *bw = rmaib_mpi_win_hit(win);
-    if (!bw)
+    if (!bw || rank == MPI_PROC_NULL)
         return rank_call_lookup(call, rank, win);
-    if (rank == MPI_PROC_NULL)
-        return MPI_SUCCESS;
     return rmaib_mpi_win_ret_handle(win, call(bw->core, rank));
 }
 
+/* (rank_call with the core's inline unlock: a call through a pointer is not inlined) */
 int MPI_Win_unlock(int rank, MPI_Win win)
 {
-    return rank_call(rmaib_unlock, rank, win);
+    rmaib_mpi_win_t *bw = rmaib_mpi_win_hit(win);
+    if (!bw || rank == MPI_PROC_NULL)
+        return rank_call_lookup(rmaib_unlock, rank, win);
+    return rmaib_mpi_win_ret_handle(win, rmaib_unlock_inline(bw->core, rank));
 }
 
 int MPI_Win_lock_all(int assert, MPI_Win win)
