@@ -7,6 +7,7 @@ librmaib_core_la_SOURCES += \
 	src/rma/stream.h \
 	src/rma/putget.c \
 	src/rma/acc.c \
+	src/rma/acc_fast.h \
 	src/rma/fence.c \
 	src/rma/pscw.c \
 	src/rma/notify.c

@@ -13,8 +13,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "rma_impl.h"
-#include "base/atomic_cpu.h"
+#include "acc_fast.h"
 #include "base/reduce.h"
 #include "stream.h"
 
@@ -297,38 +296,9 @@ static const char *contiguous(const void *buf, size_t count, const rmaib_layout_
     return *tofree;
 }
 
-/* May count elements of the predefined type l at tdisp go straight to the
- * transport's elem_atomic: a w->local_fast window in a passive epoch, a CPU atomic
- * type, aligned, the run within one RMAIB_ELEM_RUN block, on a target whose memory the
- * transport does natively?  Then *roff is where.  0 for anything else: the
- * caller's general path, which repeats the checks and reports what failed.  The
- * latency path of accumulate, fetch-and-op and compare-and-swap. */
-static inline int run_fast(rmaib_win_t *w, const rmaib_layout_t *l, int target, int64_t tdisp,
-                           size_t count, uint64_t *roff)
-{
-    size_t es = rmaib_basic_size(l->basic);
-    if (!w->local_fast || w->flavor == RMAIB_FLAVOR_DYNAMIC || !l->contig || l->size != es
-        || count - 1 >= RMAIB_ELEM_RUN || (unsigned) target >= (unsigned) w->nranks
-        || !w->peers[target].elem_native || !rmaib_cpu_atomic_type[l->basic]
-        || !rmaib_passive_covers(w, target))
-        return 0;
-    /* rmaib_target_base for a contiguous run of at most a block: [base, base + len) */
-    const rmaib_peer_t *pe = &w->peers[target];
-    size_t len = count * es;
-    int64_t base;
-    if (__builtin_mul_overflow(tdisp, (int64_t) pe->disp_unit, &base) || base < 0
-        || (uint64_t) base > pe->size || len > pe->size - (uint64_t) base)
-        return 0;
-    *roff = (uint64_t) base;
-    return !(*roff & (es - 1))  /* (one aligned element never crosses a block) */
-        && (count == 1 || *roff % RMAIB_ELEM_RUN + len <= RMAIB_ELEM_RUN);
-}
-
-static __attribute__((noinline)) int acc_general(rmaib_win_t *w, const void *obuf, size_t ocount,
-                                                 const rmaib_layout_t *ol, int target,
-                                                 int64_t tdisp, size_t tcount,
-                                                 const rmaib_layout_t *tl, rmaib_op_t op,
-                                                 int flags)
+int rmaib_accumulate_general(rmaib_win_t *w, const void *obuf, size_t ocount,
+                             const rmaib_layout_t *ol, int target, int64_t tdisp, size_t tcount,
+                             const rmaib_layout_t *tl, rmaib_op_t op, int flags)
 {
     uint64_t roff = 0;
     int nothing;
@@ -359,13 +329,7 @@ int rmaib_accumulate(rmaib_win_t *w, const void *obuf, size_t ocount, const rmai
                      int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tl,
                      rmaib_op_t op, int flags)
 {
-    uint64_t roff;
-    if (ol == tl && ocount == tcount && op != RMAIB_OP_NO_OP
-        && rmaib_reduce_valid(tl->basic, op) == RMAIB_OK
-        && run_fast(w, tl, target, tdisp, tcount, &roff))
-        return w->atp->elem_atomic(w, target, roff, tl->basic, op, obuf, NULL, NULL,
-                                   tcount * tl->size);
-    return acc_general(w, obuf, ocount, ol, target, tdisp, tcount, tl, op, flags);
+    return rmaib_accumulate_inline(w, obuf, ocount, ol, target, tdisp, tcount, tl, op, flags);
 }
 
 int rmaib_get_accumulate(rmaib_win_t *w, const void *obuf, size_t ocount,
@@ -436,7 +400,8 @@ int rmaib_fetch_and_op(rmaib_win_t *w, const void *obuf, void *rbuf, const rmaib
                        int target, int64_t tdisp, rmaib_op_t op)
 {
     uint64_t roff;
-    if (rmaib_reduce_valid(l->basic, op) == RMAIB_OK && run_fast(w, l, target, tdisp, 1, &roff))
+    if (rmaib_reduce_valid(l->basic, op) == RMAIB_OK
+        && rmaib_acc_run_fast(w, l, target, tdisp, 1, &roff))
         return w->atp->elem_atomic(w, target, roff, l->basic, op,
                                    op == RMAIB_OP_NO_OP ? NULL : obuf, NULL, rbuf, l->size);
     return fop_general(w, obuf, rbuf, l, target, tdisp, op);
@@ -477,7 +442,8 @@ int rmaib_compare_and_swap(rmaib_win_t *w, const void *obuf, const void *cbuf, v
                            const rmaib_layout_t *l, int target, int64_t tdisp)
 {
     uint64_t roff;
-    if (rmaib_cas_valid(l->basic) == RMAIB_OK && run_fast(w, l, target, tdisp, 1, &roff))
+    if (rmaib_cas_valid(l->basic) == RMAIB_OK
+        && rmaib_acc_run_fast(w, l, target, tdisp, 1, &roff))
         return w->atp->elem_atomic(w, target, roff, l->basic, RMAIB_OP_REPLACE, obuf, cbuf,
                                    rbuf, l->size);
     return cas_general(w, obuf, cbuf, rbuf, l, target, tdisp);

@@ -8,6 +8,7 @@
 #define RMAIB_BINDING_ACC_H_INCLUDED
 
 #include "rma.h"
+#include "rma/acc_fast.h"
 
 /* The layout of count elements of dt: RMAIB_OK, RMAIB_ERR_COUNT or RMAIB_ERR_TYPE. */
 static inline int rmaib_mpi_acc_layout(MPI_Count count, MPI_Datatype dt,
@@ -40,18 +41,18 @@ static inline int rmaib_mpi_acc_resolve_inline(MPI_Count ocount, MPI_Datatype ot
 }
 
 /* MPI_Accumulate and MPI_Raccumulate (flags RMAIB_OP_REQUEST). */
-static inline int rmaib_mpi_accumulate(const void *obuf, MPI_Count ocount, MPI_Datatype otype,
-                                       int target, MPI_Aint tdisp, MPI_Count tcount,
-                                       MPI_Datatype ttype, MPI_Op mop, MPI_Win win, int flags,
-                                       MPI_Request *req)
+static inline __attribute__((always_inline)) int
+rmaib_mpi_accumulate(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int target,
+                     MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op mop, MPI_Win win,
+                     int flags, MPI_Request *req)
 {
     LOOKUP(win, bw);
     const rmaib_layout_t *ol, *tl;
     rmaib_op_t op;
     int rerr = rmaib_mpi_acc_resolve_inline(ocount, otype, tcount, ttype, mop, &ol, &tl, &op);
     if (rerr == RMAIB_OK && target != MPI_PROC_NULL)
-        rerr = rmaib_accumulate(bw->core, obuf, (size_t) ocount, ol, target, tdisp,
-                                (size_t) tcount, tl, op, flags);
+        rerr = rmaib_accumulate_inline(bw->core, obuf, (size_t) ocount, ol, target, tdisp,
+                                       (size_t) tcount, tl, op, flags);
     return rmaib_mpi_rma_ret(bw, rerr, flags, req);
 }
 

@@ -1,0 +1,61 @@
+/*
+ * The latency path of the accumulate family, inline: a short run of a predefined
+ * type on a w->local_fast window goes from the checks straight to the transport's
+ * elem_atomic.  acc.c and the bindings' MPI_Accumulate both take it, so the binding
+ * reaches the transport with no call between.
+ */
+#ifndef RMAIB_ACC_FAST_H_INCLUDED
+#define RMAIB_ACC_FAST_H_INCLUDED
+
+#include "rma/rma_impl.h"
+#include "base/atomic_cpu.h"
+#include "base/reduce.h"
+
+/* May count elements of the predefined type l at tdisp go straight to the
+ * transport's elem_atomic: a w->local_fast window in a passive epoch, a CPU atomic
+ * type, aligned, the run within one RMAIB_ELEM_RUN block, on a target whose memory the
+ * transport does natively?  Then *roff is where.  0 for anything else: the
+ * caller's general path, which repeats the checks and reports what failed.  The
+ * latency path of accumulate, fetch-and-op and compare-and-swap. */
+static inline int rmaib_acc_run_fast(rmaib_win_t *w, const rmaib_layout_t *l, int target,
+                                     int64_t tdisp, size_t count, uint64_t *roff)
+{
+    size_t es = rmaib_basic_size(l->basic);
+    if (!w->local_fast || w->flavor == RMAIB_FLAVOR_DYNAMIC || !l->contig || l->size != es
+        || count - 1 >= RMAIB_ELEM_RUN || (unsigned) target >= (unsigned) w->nranks
+        || !w->peers[target].elem_native || !rmaib_cpu_atomic_type[l->basic]
+        || !rmaib_passive_covers(w, target))
+        return 0;
+    /* rmaib_target_base for a contiguous run of at most a block: [base, base + len) */
+    const rmaib_peer_t *pe = &w->peers[target];
+    size_t len = count * es;
+    int64_t base;
+    if (__builtin_mul_overflow(tdisp, (int64_t) pe->disp_unit, &base) || base < 0
+        || (uint64_t) base > pe->size || len > pe->size - (uint64_t) base)
+        return 0;
+    *roff = (uint64_t) base;
+    return !(*roff & (es - 1))  /* (one aligned element never crosses a block) */
+        && (count == 1 || *roff % RMAIB_ELEM_RUN + len <= RMAIB_ELEM_RUN);
+}
+
+
+/* acc.c: every other accumulate, which repeats the checks and reports what failed. */
+int rmaib_accumulate_general(rmaib_win_t *w, const void *obuf, size_t ocount,
+                             const rmaib_layout_t *ol, int target, int64_t tdisp, size_t tcount,
+                             const rmaib_layout_t *tl, rmaib_op_t op, int flags);
+
+static inline __attribute__((always_inline)) int
+rmaib_accumulate_inline(rmaib_win_t *w, const void *obuf, size_t ocount, const rmaib_layout_t *ol,
+                        int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tl,
+                        rmaib_op_t op, int flags)
+{
+    uint64_t roff;
+    if (ol == tl && ocount == tcount && op != RMAIB_OP_NO_OP
+        && rmaib_reduce_valid(tl->basic, op) == RMAIB_OK
+        && rmaib_acc_run_fast(w, tl, target, tdisp, tcount, &roff))
+        return w->atp->elem_atomic(w, target, roff, tl->basic, op, obuf, NULL, NULL,
+                                   tcount * tl->size);
+    return rmaib_accumulate_general(w, obuf, ocount, ol, target, tdisp, tcount, tl, op, flags);
+}
+
+#endif
