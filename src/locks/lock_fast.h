@@ -17,13 +17,19 @@ int rmaib_unlock_general(rmaib_win_t *w, int target);
 int rmaib_lock_local_wait(rmaib_win_t *w, int lock_type, int target, uint64_t old,
                           uint64_t g);
 
-/* The epoch's record of a lock on target, taken and given back. */
-static inline void rmaib_lock_held(rmaib_win_t *w, int lock_type, int target)
+/* The epoch's record of a lock on target, taken (_record: uncounted, for
+ * local_fast windows, which keep no statistics) and given back. */
+static inline void rmaib_lock_record(rmaib_win_t *w, int lock_type, int target)
 {
-    rmaib_stat_add(w, &w->stat_lock_acquires, 1);
     w->peers[target].lock_type = (uint8_t) lock_type;
     w->nlocks++;
     w->access = RMAIB_ACCESS_LOCK;
+}
+
+static inline void rmaib_lock_held(rmaib_win_t *w, int lock_type, int target)
+{
+    rmaib_stat_add(w, &w->stat_lock_acquires, 1);
+    rmaib_lock_record(w, lock_type, target);
 }
 
 static inline void rmaib_lock_released(rmaib_win_t *w, int target)
@@ -52,7 +58,7 @@ static inline int rmaib_lock_inline(rmaib_win_t *w, int lock_type, int target, i
     } else {
         return RMAIB_ERR_LOCKTYPE;
     }
-    rmaib_lock_held(w, lock_type, target);
+    rmaib_lock_record(w, lock_type, target);
     return RMAIB_OK;
 }
 

@@ -140,19 +140,18 @@ int rmaib_global_excl_entered(uint64_t old);
  * the master (RMAIB_LOCK_MASTER) is read, not told; the protocol and its contended
  * steps are lock_all.c's.  excl_local windows have every control word mapped
  * (ctrl_cpu ALL), so these are CPU atomics.  _try: 1 if the lock is held, else 0
- * with what the two words held for rmaib_global_excl_local_wait. */
+ * with what the two words held for rmaib_global_excl_local_wait; it counts nothing
+ * (local_fast windows keep no statistics), rmaib_global_excl_local counts its atomics. */
 enum { RMAIB_LOCK_MASTER = 0 };
 int rmaib_global_excl_local_wait(rmaib_win_t *w, int target, uint64_t old, uint64_t g);
 static inline int rmaib_global_excl_local_try(rmaib_win_t *w, int target, uint64_t *old,
                                               uint64_t *g)
 {
-    rmaib_stat_add(w, &w->stat_remote_ops, target != w->rank);
     *old = rmaib_cpu_ctrl_atomic(w->peers[target].ctrl_mapped + RMAIB_CTRL_OFF(lock),
                                  RMAIB_AOP_CAS, RMAIB_LOCK_WRITER, 0);
     *g = 0;
     if (*old != 0)
         return 0;
-    rmaib_stat_add(w, &w->stat_remote_ops, w->rank != RMAIB_LOCK_MASTER);
     *g = rmaib_cpu_ctrl_atomic(w->peers[RMAIB_LOCK_MASTER].ctrl_mapped
                                + RMAIB_CTRL_OFF(global_lock), RMAIB_AOP_READ, 0, 0);
     return !(*g & RMAIB_GLOBAL_ALL_MASK);
@@ -160,8 +159,10 @@ static inline int rmaib_global_excl_local_try(rmaib_win_t *w, int target, uint64
 static inline int rmaib_global_excl_local(rmaib_win_t *w, int target)
 {
     uint64_t old, g;
-    return rmaib_global_excl_local_try(w, target, &old, &g) ? RMAIB_OK
-        : rmaib_global_excl_local_wait(w, target, old, g);
+    int held = rmaib_global_excl_local_try(w, target, &old, &g);
+    rmaib_stat_add(w, &w->stat_remote_ops,
+                   (uint64_t) (target != w->rank) + (old == 0 && w->rank != RMAIB_LOCK_MASTER));
+    return held ? RMAIB_OK : rmaib_global_excl_local_wait(w, target, old, g);
 }
 
 /* putget.c: a get after which *counter grows by one once the data is in obuf. */
