@@ -6,6 +6,7 @@ librmaib_core_la_SOURCES += \
 	src/rma/epoch.c \
 	src/rma/stream.h \
 	src/rma/putget.c \
+	src/rma/putget_fast.h \
 	src/rma/acc.c \
 	src/rma/acc_fast.h \
 	src/rma/fence.c \

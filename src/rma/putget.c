@@ -4,7 +4,7 @@
  * datatypes are walked as two streams of blocks cut to each other's boundaries.
  */
 #include <stdlib.h>
-#include "rma_impl.h"
+#include "putget_fast.h"
 #include "stream.h"
 
 /* rmaib_target_base of a dynamic window: displacements are addresses, and the
@@ -100,29 +100,9 @@ rma_prepare(rmaib_win_t *w, size_t ocount, const rmaib_layout_t *ol, int target,
     return rmaib_target_base(w, target, tdisp, tcount, tl, roff);
 }
 
-/* The common case of a put or get, checked inline: contiguous on both sides, in a
- * passive epoch on a window of fixed memory, some bytes, in bounds.  Then *roff is
- * where and *len how much; else 0, and the general path checks again and says
- * what failed.  (Without dynamic windows no address of roff escapes, so the
- * callers end in tail calls, with no frame.) */
-static inline int xfer_fast(rmaib_win_t *w, size_t ocount, const rmaib_layout_t *ol, int target,
-                            int64_t tdisp, size_t tcount, const rmaib_layout_t *tl,
-                            uint64_t *roff, size_t *len)
-{
-    int access = rmaib_access(w);       /* (mt: another thread may change it) */
-    *len = ocount * ol->size;
-    return w->flavor != RMAIB_FLAVOR_DYNAMIC && ol->contig && tl->contig
-        && (unsigned) target < (unsigned) w->nranks
-        && (access == RMAIB_ACCESS_LOCK_ALL
-            || (access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type))
-        && *len != 0 && *len == tcount * tl->size
-        && rmaib_target_base(w, target, tdisp, tcount, tl, roff) == RMAIB_OK;
-}
-
-static __attribute__((noinline)) int put_general(rmaib_win_t *w, const void *obuf, size_t ocount,
-                                                 const rmaib_layout_t *ol, int target,
-                                                 int64_t tdisp, size_t tcount,
-                                                 const rmaib_layout_t *tl, int flags)
+int rmaib_put_general(rmaib_win_t *w, const void *obuf, size_t ocount, const rmaib_layout_t *ol,
+                      int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tl,
+                      int flags)
 {
     uint64_t roff = 0;
     int rc = rma_prepare(w, ocount, ol, target, tdisp, tcount, tl, flags, &roff);
@@ -196,10 +176,9 @@ int rmaib_get_counted(rmaib_win_t *w, void *obuf, size_t ocount, const rmaib_lay
     return rc;
 }
 
-static __attribute__((noinline)) int get_general(rmaib_win_t *w, void *obuf, size_t ocount,
-                                                 const rmaib_layout_t *ol, int target,
-                                                 int64_t tdisp, size_t tcount,
-                                                 const rmaib_layout_t *tl, int flags)
+int rmaib_get_general(rmaib_win_t *w, void *obuf, size_t ocount, const rmaib_layout_t *ol,
+                      int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tl,
+                      int flags)
 {
     uint64_t roff = 0;
     int rc = rma_prepare(w, ocount, ol, target, tdisp, tcount, tl, flags, &roff);
@@ -213,19 +192,11 @@ static __attribute__((noinline)) int get_general(rmaib_win_t *w, void *obuf, siz
 int rmaib_put(rmaib_win_t *w, const void *obuf, size_t ocount, const rmaib_layout_t *ol,
               int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tl, int flags)
 {
-    uint64_t roff;
-    size_t len;
-    if (xfer_fast(w, ocount, ol, target, tdisp, tcount, tl, &roff, &len))
-        return w->peers[target].tp->put(w, target, roff, obuf, len);
-    return put_general(w, obuf, ocount, ol, target, tdisp, tcount, tl, flags);
+    return rmaib_put_inline(w, obuf, ocount, ol, target, tdisp, tcount, tl, flags);
 }
 
 int rmaib_get(rmaib_win_t *w, void *obuf, size_t ocount, const rmaib_layout_t *ol,
               int target, int64_t tdisp, size_t tcount, const rmaib_layout_t *tl, int flags)
 {
-    uint64_t roff;
-    size_t len;
-    if (xfer_fast(w, ocount, ol, target, tdisp, tcount, tl, &roff, &len))
-        return w->peers[target].tp->get(w, target, roff, obuf, len);
-    return get_general(w, obuf, ocount, ol, target, tdisp, tcount, tl, flags);
+    return rmaib_get_inline(w, obuf, ocount, ol, target, tdisp, tcount, tl, flags);
 }

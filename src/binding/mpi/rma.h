@@ -13,6 +13,7 @@
 #include "errors.h"
 #include "handles.h"
 #include "request.h"
+#include "rma/putget_fast.h"
 
 /* Whether count elements of l stay within the core's size_t byte counts and int64_t
  * spans.  Only a _c form's count past INT_MAX needs asking (rma.c). */
@@ -71,8 +72,8 @@ rmaib_mpi_put(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int target
     const rmaib_layout_t *ol, *tl;
     int e, rerr = rmaib_mpi_rma_resolve(ocount, otype, tcount, ttype, &ol, &tl, &e);
     if (rerr == RMAIB_OK && target != MPI_PROC_NULL)
-        rerr = rmaib_put(bw->core, obuf, (size_t) ocount, ol, target, tdisp, (size_t) tcount, tl,
-                         flags);
+        rerr = rmaib_put_inline(bw->core, obuf, (size_t) ocount, ol, target, tdisp,
+                                (size_t) tcount, tl, flags);
     return rmaib_mpi_rma_ret(bw, rerr, flags, req);
 }
 
@@ -85,8 +86,8 @@ rmaib_mpi_get(void *obuf, MPI_Count ocount, MPI_Datatype otype, int target, MPI_
     const rmaib_layout_t *ol, *tl;
     int e, rerr = rmaib_mpi_rma_resolve(ocount, otype, tcount, ttype, &ol, &tl, &e);
     if (rerr == RMAIB_OK && target != MPI_PROC_NULL)
-        rerr = rmaib_get(bw->core, obuf, (size_t) ocount, ol, target, tdisp, (size_t) tcount, tl,
-                         flags);
+        rerr = rmaib_get_inline(bw->core, obuf, (size_t) ocount, ol, target, tdisp,
+                                (size_t) tcount, tl, flags);
     return rmaib_mpi_rma_ret(bw, rerr, flags, req);
 }
 
