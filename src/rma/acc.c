@@ -13,7 +13,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "acc_fast.h"
+#include "rma_fast.h"
 #include "base/reduce.h"
 #include "stream.h"
 

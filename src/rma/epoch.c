@@ -1,8 +1,7 @@
 /*
  * Which operations the current epochs allow, and the flush family of calls.
  */
-#include <stdatomic.h>
-#include "rma_impl.h"
+#include "rma_fast.h"
 
 /* Slow half of the epoch check: everything but a held lock or lock_all. */
 int rmaib_epoch_check_target(rmaib_win_t *w, int target, int flags)
@@ -45,23 +44,15 @@ static int passive_any_ok(rmaib_win_t *w)
         ? RMAIB_OK : RMAIB_ERR_RMA_SYNC;
 }
 
-static __attribute__((noinline)) int flush_general(rmaib_win_t *w, int target)
+int rmaib_flush_general(rmaib_win_t *w, int target)
 {
     int rc = passive_target_ok(w, target);
     return rc != RMAIB_OK ? rc : rmaib_flush_target(w, target);
 }
 
-/* MPI_Win_flush is on every latency loop.  On a w->local_fast window the
- * transport's flush is a release fence: the check and the fence, with no call
- * and no frame (the general path is out of line). */
 int rmaib_flush(rmaib_win_t *w, int target)
 {
-    if (w->local_fast && (unsigned) target < (unsigned) w->nranks
-        && rmaib_passive_covers(w, target)) {
-        atomic_thread_fence(memory_order_release);
-        return RMAIB_OK;
-    }
-    return flush_general(w, target);
+    return rmaib_flush_inline(w, target);
 }
 
 int rmaib_flush_local(rmaib_win_t *w, int target)

@@ -4,7 +4,7 @@
  * datatypes are walked as two streams of blocks cut to each other's boundaries.
  */
 #include <stdlib.h>
-#include "putget_fast.h"
+#include "rma_fast.h"
 #include "stream.h"
 
 /* rmaib_target_base of a dynamic window: displacements are addresses, and the

@@ -8,7 +8,6 @@
 #define RMAIB_BINDING_ACC_H_INCLUDED
 
 #include "rma.h"
-#include "rma/acc_fast.h"
 
 /* The layout of count elements of dt: RMAIB_OK, RMAIB_ERR_COUNT or RMAIB_ERR_TYPE. */
 static inline int rmaib_mpi_acc_layout(MPI_Count count, MPI_Datatype dt,

@@ -13,7 +13,7 @@
 #include "errors.h"
 #include "handles.h"
 #include "request.h"
-#include "rma/putget_fast.h"
+#include "rma/rma_fast.h"
 
 /* Whether count elements of l stay within the core's size_t byte counts and int64_t
  * spans.  Only a _c form's count past INT_MAX needs asking (rma.c). */

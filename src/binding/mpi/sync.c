@@ -7,6 +7,7 @@
 #include "errors.h"
 #include "handles.h"
 #include "locks/lock_fast.h"
+#include "rma/rma_fast.h"
 
 static int lock_type(int mpi_type)
 {
@@ -66,21 +67,30 @@ static __attribute__((noinline)) int rank_call_lookup(int (*call)(rmaib_win_t *,
     return rank == MPI_PROC_NULL ? MPI_SUCCESS : rmaib_mpi_win_ret(bw, call(bw->core, rank));
 }
 
-static inline int rank_call(int (*call)(rmaib_win_t *, int), int rank, MPI_Win win)
+/* hit: the core's inline path (inlined here, its pointer being a constant), call:
+ * the same out of line, for any other window. */
+static inline __attribute__((always_inline)) int
+rank_call(int (*hit)(rmaib_win_t *, int), int (*call)(rmaib_win_t *, int), int rank, MPI_Win win)
 {
     rmaib_mpi_win_t *bw = rmaib_mpi_win_hit(win);
     if (!bw || rank == MPI_PROC_NULL)
         return rank_call_lookup(call, rank, win);
-    return rmaib_mpi_win_ret_handle(win, call(bw->core, rank));
+    return rmaib_mpi_win_ret_handle(win, hit(bw->core, rank));
 }
 
-/* (rank_call with the core's inline unlock: a call through a pointer is not inlined) */
+static inline __attribute__((always_inline)) int unlock_hit(rmaib_win_t *w, int rank)
+{
+    return rmaib_unlock_inline(w, rank);
+}
+
 int MPI_Win_unlock(int rank, MPI_Win win)
 {
-    rmaib_mpi_win_t *bw = rmaib_mpi_win_hit(win);
-    if (!bw || rank == MPI_PROC_NULL)
-        return rank_call_lookup(rmaib_unlock, rank, win);
-    return rmaib_mpi_win_ret_handle(win, rmaib_unlock_inline(bw->core, rank));
+    return rank_call(unlock_hit, rmaib_unlock, rank, win);
+}
+
+static inline __attribute__((always_inline)) int flush_hit(rmaib_win_t *w, int rank)
+{
+    return rmaib_flush_inline(w, rank);
 }
 
 int MPI_Win_lock_all(int assert, MPI_Win win)
@@ -97,7 +107,7 @@ int MPI_Win_unlock_all(MPI_Win win)
 
 int MPI_Win_flush(int rank, MPI_Win win)
 {
-    return rank_call(rmaib_flush, rank, win);
+    return rank_call(flush_hit, rmaib_flush, rank, win);
 }
 
 int MPI_Win_flush_all(MPI_Win win)
@@ -108,7 +118,7 @@ int MPI_Win_flush_all(MPI_Win win)
 
 int MPI_Win_flush_local(int rank, MPI_Win win)
 {
-    return rank_call(rmaib_flush_local, rank, win);
+    return rank_call(rmaib_flush_local, rmaib_flush_local, rank, win);
 }
 
 int MPI_Win_flush_local_all(MPI_Win win)
