@@ -371,9 +371,8 @@ int rmaib_get_accumulate(rmaib_win_t *w, const void *obuf, size_t ocount,
 /* Everything of fetch-and-op but rmaib_fetch_and_op's inline case: one element
  * straight to the atomics transport when it does it natively, kept to the checks
  * MPI asks for; the rest is Get_accumulate. */
-static __attribute__((noinline)) int fop_general(rmaib_win_t *w, const void *obuf, void *rbuf,
-                                                 const rmaib_layout_t *l, int target,
-                                                 int64_t tdisp, rmaib_op_t op)
+int rmaib_fetch_and_op_general(rmaib_win_t *w, const void *obuf, void *rbuf,
+                               const rmaib_layout_t *l, int target, int64_t tdisp, rmaib_op_t op)
 {
     uint64_t roff;
     if (!l->contig || target < 0 || target >= w->nranks)
@@ -399,18 +398,11 @@ static __attribute__((noinline)) int fop_general(rmaib_win_t *w, const void *obu
 int rmaib_fetch_and_op(rmaib_win_t *w, const void *obuf, void *rbuf, const rmaib_layout_t *l,
                        int target, int64_t tdisp, rmaib_op_t op)
 {
-    uint64_t roff;
-    if (rmaib_reduce_valid(l->basic, op) == RMAIB_OK
-        && rmaib_acc_run_fast(w, l, target, tdisp, 1, &roff))
-        return w->atp->elem_atomic(w, target, roff, l->basic, op,
-                                   op == RMAIB_OP_NO_OP ? NULL : obuf, NULL, rbuf, l->size);
-    return fop_general(w, obuf, rbuf, l, target, tdisp, op);
+    return rmaib_fetch_and_op_inline(w, obuf, rbuf, l, target, tdisp, op);
 }
 
-static __attribute__((noinline)) int cas_general(rmaib_win_t *w, const void *obuf,
-                                                 const void *cbuf, void *rbuf,
-                                                 const rmaib_layout_t *l, int target,
-                                                 int64_t tdisp)
+int rmaib_compare_and_swap_general(rmaib_win_t *w, const void *obuf, const void *cbuf,
+                                   void *rbuf, const rmaib_layout_t *l, int target, int64_t tdisp)
 {
     uint64_t roff = 0;
     if (!l->contig || l->basic == RMAIB_BASIC_NONE || l->size != l->basic_size
@@ -441,10 +433,5 @@ static __attribute__((noinline)) int cas_general(rmaib_win_t *w, const void *obu
 int rmaib_compare_and_swap(rmaib_win_t *w, const void *obuf, const void *cbuf, void *rbuf,
                            const rmaib_layout_t *l, int target, int64_t tdisp)
 {
-    uint64_t roff;
-    if (rmaib_cas_valid(l->basic) == RMAIB_OK
-        && rmaib_acc_run_fast(w, l, target, tdisp, 1, &roff))
-        return w->atp->elem_atomic(w, target, roff, l->basic, RMAIB_OP_REPLACE, obuf, cbuf,
-                                   rbuf, l->size);
-    return cas_general(w, obuf, cbuf, rbuf, l, target, tdisp);
+    return rmaib_compare_and_swap_inline(w, obuf, cbuf, rbuf, l, target, tdisp);
 }

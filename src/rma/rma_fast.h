@@ -1,10 +1,10 @@
 /*
- * The latency paths of the rma layer, inline: put, get, flush and short
- * accumulates on the common case go from their checks straight to the transport.
- * The core's entry points and the bindings' MPI_Put, MPI_Get, MPI_Win_flush and
- * MPI_Accumulate share them, so an MPI call reaches the transport with no call
- * between (an out-of-line core entry, with nine or ten arguments, saved six
- * registers for its checks).  Everything else is the _general functions'.
+ * The latency paths of the rma layer, inline: put, get, flush, short accumulates,
+ * fetch-and-op and compare-and-swap in the common case go from their checks
+ * straight to the transport.  The core's entry points and the bindings' MPI calls
+ * share them, so an MPI call reaches the transport with no call between (an
+ * out-of-line core entry, with up to ten arguments, saved six registers for its
+ * checks).  Everything else is the _general functions' (putget.c, epoch.c, acc.c).
  */
 #ifndef RMAIB_RMA_FAST_H_INCLUDED
 #define RMAIB_RMA_FAST_H_INCLUDED
@@ -121,6 +121,36 @@ rmaib_accumulate_inline(rmaib_win_t *w, const void *obuf, size_t ocount, const r
         return w->atp->elem_atomic(w, target, roff, tl->basic, op, obuf, NULL, NULL,
                                    tcount * tl->size);
     return rmaib_accumulate_general(w, obuf, ocount, ol, target, tdisp, tcount, tl, op, flags);
+}
+
+/* acc.c: every other fetch-and-op or compare-and-swap. */
+int rmaib_fetch_and_op_general(rmaib_win_t *w, const void *obuf, void *rbuf,
+                               const rmaib_layout_t *l, int target, int64_t tdisp, rmaib_op_t op);
+int rmaib_compare_and_swap_general(rmaib_win_t *w, const void *obuf, const void *cbuf,
+                                   void *rbuf, const rmaib_layout_t *l, int target, int64_t tdisp);
+
+static inline __attribute__((always_inline)) int
+rmaib_fetch_and_op_inline(rmaib_win_t *w, const void *obuf, void *rbuf, const rmaib_layout_t *l,
+                          int target, int64_t tdisp, rmaib_op_t op)
+{
+    uint64_t roff;
+    if (rmaib_reduce_valid(l->basic, op) == RMAIB_OK
+        && rmaib_acc_run_fast(w, l, target, tdisp, 1, &roff))
+        return w->atp->elem_atomic(w, target, roff, l->basic, op,
+                                   op == RMAIB_OP_NO_OP ? NULL : obuf, NULL, rbuf, l->size);
+    return rmaib_fetch_and_op_general(w, obuf, rbuf, l, target, tdisp, op);
+}
+
+static inline __attribute__((always_inline)) int
+rmaib_compare_and_swap_inline(rmaib_win_t *w, const void *obuf, const void *cbuf, void *rbuf,
+                              const rmaib_layout_t *l, int target, int64_t tdisp)
+{
+    uint64_t roff;
+    if (rmaib_cas_valid(l->basic) == RMAIB_OK
+        && rmaib_acc_run_fast(w, l, target, tdisp, 1, &roff))
+        return w->atp->elem_atomic(w, target, roff, l->basic, RMAIB_OP_REPLACE, obuf, cbuf,
+                                   rbuf, l->size);
+    return rmaib_compare_and_swap_general(w, obuf, cbuf, rbuf, l, target, tdisp);
 }
 
 #endif

@@ -39,7 +39,7 @@ int rmaib_mpi_acc_resolve(MPI_Count ocount, MPI_Datatype otype, MPI_Count tcount
 /* Fetch_and_op and Compare_and_swap take one element of "a predefined datatype"
  * (MPI-3.1 §11.3.4): a derived type, even one that is a single int, is MPI_ERR_TYPE.
  * Both are the latency-bound calls of the family, so they go straight to the core. */
-static inline int fetch_and_op(rmaib_mpi_win_t *bw, const void *obuf, void *rbuf,
+static inline __attribute__((always_inline)) int fetch_and_op(rmaib_mpi_win_t *bw, const void *obuf, void *rbuf,
                                MPI_Datatype dt, int target, MPI_Aint tdisp, MPI_Op op,
                                MPI_Win win)
 {
@@ -47,7 +47,7 @@ static inline int fetch_and_op(rmaib_mpi_win_t *bw, const void *obuf, void *rbuf
     rmaib_op_t rop = rmaib_mpi_op_of(op);
     int rerr = !rop ? RMAIB_ERR_OP : !l ? RMAIB_ERR_TYPE : RMAIB_OK;
     if (rerr == RMAIB_OK && target != MPI_PROC_NULL)
-        rerr = rmaib_fetch_and_op(bw->core, obuf, rbuf, l, target, tdisp, rop);
+        rerr = rmaib_fetch_and_op_inline(bw->core, obuf, rbuf, l, target, tdisp, rop);
     return rmaib_mpi_win_ret_handle(win, rerr);
 }
 
@@ -68,14 +68,14 @@ int MPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype dt, int target,
         : fetch_and_op_lookup(obuf, rbuf, dt, target, tdisp, op, win);
 }
 
-static inline int compare_and_swap(rmaib_mpi_win_t *bw, const void *obuf, const void *cbuf,
+static inline __attribute__((always_inline)) int compare_and_swap(rmaib_mpi_win_t *bw, const void *obuf, const void *cbuf,
                                    void *rbuf, MPI_Datatype dt, int target, MPI_Aint tdisp,
                                    MPI_Win win)
 {
     const rmaib_layout_t *l = rmaib_mpi_layout_named(dt);
     int rerr = l ? RMAIB_OK : RMAIB_ERR_TYPE;
     if (rerr == RMAIB_OK && target != MPI_PROC_NULL)
-        rerr = rmaib_compare_and_swap(bw->core, obuf, cbuf, rbuf, l, target, tdisp);
+        rerr = rmaib_compare_and_swap_inline(bw->core, obuf, cbuf, rbuf, l, target, tdisp);
     return rmaib_mpi_win_ret_handle(win, rerr);
 }
 
