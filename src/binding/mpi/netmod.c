@@ -161,8 +161,8 @@ int rmaib_nm_put(rmaib_nm_win_t *bw, const void *oaddr, int ocount, MPI_Datatype
     const rmaib_layout_t *ol, *tl;
     int e, rerr = rmaib_mpi_rma_resolve(ocount, otype, tcount, ttype, &ol, &tl, &e);
     if (rerr == RMAIB_OK)
-        rerr = rmaib_put(bw->core, oaddr, (size_t) ocount, ol, rank, disp, (size_t) tcount, tl,
-                         0);
+        rerr = rmaib_put_inline(bw->core, oaddr, (size_t) ocount, ol, rank, disp,
+                                (size_t) tcount, tl, 0);
     return rmaib_mpi_win_ret(bw, rerr);
 }
 
@@ -172,8 +172,8 @@ int rmaib_nm_get(rmaib_nm_win_t *bw, void *oaddr, int ocount, MPI_Datatype otype
     const rmaib_layout_t *ol, *tl;
     int e, rerr = rmaib_mpi_rma_resolve(ocount, otype, tcount, ttype, &ol, &tl, &e);
     if (rerr == RMAIB_OK)
-        rerr = rmaib_get(bw->core, oaddr, (size_t) ocount, ol, rank, disp, (size_t) tcount, tl,
-                         0);
+        rerr = rmaib_get_inline(bw->core, oaddr, (size_t) ocount, ol, rank, disp,
+                                (size_t) tcount, tl, 0);
     return rmaib_mpi_win_ret(bw, rerr);
 }
 
@@ -184,8 +184,8 @@ int rmaib_nm_accumulate(rmaib_nm_win_t *bw, const void *oaddr, int ocount, MPI_D
     rmaib_op_t rop;
     int rerr = rmaib_mpi_acc_resolve(ocount, otype, tcount, ttype, op, &ol, &tl, &rop);
     if (rerr == RMAIB_OK)
-        rerr = rmaib_accumulate(bw->core, oaddr, (size_t) ocount, ol, rank, disp,
-                                (size_t) tcount, tl, rop, 0);
+        rerr = rmaib_accumulate_inline(bw->core, oaddr, (size_t) ocount, ol, rank, disp,
+                                       (size_t) tcount, tl, rop, 0);
     return rmaib_mpi_win_ret(bw, rerr);
 }
 
@@ -195,7 +195,7 @@ int rmaib_nm_fetch_and_op(rmaib_nm_win_t *bw, const void *oaddr, void *raddr, MP
     const rmaib_layout_t *l = rmaib_mpi_layout_named(type);
     rmaib_op_t rop = rmaib_mpi_op_of(op);
     int rerr = !rop ? RMAIB_ERR_OP : !l ? RMAIB_ERR_TYPE
-        : rmaib_fetch_and_op(bw->core, oaddr, raddr, l, rank, disp, rop);
+        : rmaib_fetch_and_op_inline(bw->core, oaddr, raddr, l, rank, disp, rop);
     return rmaib_mpi_win_ret(bw, rerr);
 }
 
@@ -204,13 +204,13 @@ int rmaib_nm_compare_and_swap(rmaib_nm_win_t *bw, const void *oaddr, const void 
 {
     const rmaib_layout_t *l = rmaib_mpi_layout_named(type);
     int rerr = !l ? RMAIB_ERR_TYPE
-        : rmaib_compare_and_swap(bw->core, oaddr, caddr, raddr, l, rank, disp);
+        : rmaib_compare_and_swap_inline(bw->core, oaddr, caddr, raddr, l, rank, disp);
     return rmaib_mpi_win_ret(bw, rerr);
 }
 
 int rmaib_nm_flush(rmaib_nm_win_t *bw, int rank)
 {
-    return rmaib_mpi_win_ret(bw, rmaib_flush(bw->core, rank));
+    return rmaib_mpi_win_ret(bw, rmaib_flush_inline(bw->core, rank));
 }
 
 int rmaib_nm_flush_local(rmaib_nm_win_t *bw, int rank)
