@@ -127,15 +127,19 @@ static inline int red_in_place(const unsigned char *io, const unsigned char *in,
         enum { K_ = CHUNK_BYTES / sizeof(T) };                                  \
         enum { V_ = sizeof(T) < 16 ? 16 / sizeof(T) : 1 };  /* one vector */    \
         enum { H_ = V_ > 1 ? V_ / 2 : 1 };      /* half of one: 8 bytes */      \
+        enum { W_ = sizeof(T) < 64 ? 64 / sizeof(T) : 1 };  /* AVX-512's */     \
         unsigned char *io_ = inout;                                             \
         const unsigned char *in_ = in;                                          \
         size_t n_ = n;                                                          \
         if (red_in_place(io_, in_, n_ * sizeof(T), _Alignof(T))) {              \
-            RED_IN_PLACE(T, EXPR, K_)                                           \
+            if (!brief)                                                         \
+                RED_IN_PLACE(T, EXPR, K_)                                       \
+            if (wide)                                                           \
+                RED_IN_PLACE(T, EXPR, W_)                                       \
             RED_IN_PLACE(T, EXPR, V_)                                           \
             RED_IN_PLACE(T, EXPR, H_)                                           \
         }                                                                       \
-        for (; n_ >= K_; n_ -= K_, io_ += sizeof(T[K_]), in_ += sizeof(T[K_])) { \
+        for (; !brief && n_ >= K_; n_ -= K_, io_ += sizeof(T[K_]), in_ += sizeof(T[K_])) { \
             T a_[K_], b_[K_];                                                   \
             memcpy(a_, io_, sizeof a_);                                         \
             memcpy(b_, in_, sizeof b_);                                         \
@@ -225,8 +229,10 @@ static inline void store_ld(unsigned char *p, const void *v, size_t parts)
         default: return;                                                        \
         }
 
+/* brief: a run under CHUNK_BYTES, so the staged chunks (and their arrays, which
+ * cost the function a frame) are left out. */
 static inline __attribute__((always_inline)) void
-reduce_body(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n)
+reduce_body(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n, int brief, int wide)
 {
     switch (b) {
     RMAIB_INTEGER_KINDS(TYPE_INTEGER)
@@ -290,18 +296,82 @@ reduce_body(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t 
     }
 }
 
-/* Three times: for any x86-64, for AVX2 and for AVX-512 (x86-64-v4), picked at
- * load by the CPU (an ifunc).  The indirect call costs an element's worth, so
- * short runs take the plain copy directly. */
-void rmaib_reduce_short(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n)
+/* Runs under SHORT_MAX bytes of the plain types, the latency path's accumulates:
+ * one small function per (type, op) through a table, so a call pays neither the
+ * two switches nor the whole body's frame.  A second set is built for AVX-512, in
+ * 64-byte blocks, and taken where the CPU has it.  (Pairs the ops table forbids
+ * come out empty and are never called.) */
+typedef void red_kernel_t(void *inout, const void *in, size_t n);
+typedef red_kernel_t *const red_table_t[RMAIB_BASIC_COUNT][RMAIB_OP_COUNT];
+
+#define SHORT_TYPES(X, OP)                                                      \
+    X(INT8, OP) X(INT16, OP) X(INT32, OP) X(INT64, OP) X(UINT8, OP)             \
+    X(UINT16, OP) X(UINT32, OP) X(UINT64, OP) X(CHAR, OP) X(FLOAT, OP)          \
+    X(DOUBLE, OP) X(BOOL, OP) X(BYTE, OP) X(LOGICAL4, OP)
+#define SHORT_KERNELS(X)                                                        \
+    SHORT_TYPES(X, SUM) SHORT_TYPES(X, PROD) SHORT_TYPES(X, MAX)                \
+    SHORT_TYPES(X, MIN) SHORT_TYPES(X, LAND) SHORT_TYPES(X, LOR)                \
+    SHORT_TYPES(X, LXOR) SHORT_TYPES(X, BAND) SHORT_TYPES(X, BOR)               \
+    SHORT_TYPES(X, BXOR)
+
+#define PLAIN_KERNEL(B, OP)                                                     \
+    static void plain_##B##_##OP(void *inout, const void *in, size_t n)         \
+    {                                                                           \
+        reduce_body(RMAIB_BASIC_##B, RMAIB_OP_##OP, inout, in, n, 0, 0);        \
+    }
+#define WIDE_KERNEL(B, OP)                                                      \
+    __attribute__((target("arch=x86-64-v4")))                                   \
+    static void wide_##B##_##OP(void *inout, const void *in, size_t n)          \
+    {                                                                           \
+        reduce_body(RMAIB_BASIC_##B, RMAIB_OP_##OP, inout, in, n, 0, 1);        \
+    }
+SHORT_KERNELS(PLAIN_KERNEL)
+SHORT_KERNELS(WIDE_KERNEL)
+
+#define PLAIN_ENTRY(B, OP) [RMAIB_BASIC_##B][RMAIB_OP_##OP] = plain_##B##_##OP,
+#define WIDE_ENTRY(B, OP) [RMAIB_BASIC_##B][RMAIB_OP_##OP] = wide_##B##_##OP,
+static red_table_t plain_tab = { SHORT_KERNELS(PLAIN_ENTRY) };
+static red_table_t wide_tab = { SHORT_KERNELS(WIDE_ENTRY) };
+
+/* The plain kernels serve up to 256 bytes, above which reduce_long's AVX2 clone is
+ * faster; the AVX-512 ones up to 1 KiB (measured, docs/performance.md). */
+static struct {
+    red_table_t *tab;
+    size_t max;
+} red_short = { &plain_tab, 256 };
+
+static int cpu_wide(void)
 {
-    if (n == 1)         /* fetch-and-op's element: each case one operation, no loop */
-        reduce_body(b, op, inout, in, 1);
-    else
-        reduce_body(b, op, inout, in, n);
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+        && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")
+        && __builtin_cpu_supports("avx512cd");
 }
 
-/* (Not under TSan: its instrumented ifunc resolver crashes at relocation, before
+int rmaib_reduce_use_wide(int on)
+{
+    int was = red_short.tab == &wide_tab;
+    if (on && cpu_wide())
+        red_short.tab = &wide_tab, red_short.max = 1024;
+    else
+        red_short.tab = &plain_tab, red_short.max = 256;
+    return was;
+}
+
+__attribute__((constructor)) static void red_short_init(void)
+{
+    rmaib_reduce_use_wide(1);
+}
+
+/* The other types (long double, complex, pairs), short. */
+static __attribute__((noinline)) void
+reduce_short_other(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n)
+{
+    reduce_body(b, op, inout, in, n, 1, 0);
+}
+
+/* Long runs: three times, for any x86-64, for AVX2 and for AVX-512 (x86-64-v4),
+ * picked at load by the CPU (an ifunc).  (Not under TSan: its instrumented ifunc resolver crashes at relocation, before
  * the runtime is up.) */
 #if defined(__SANITIZE_THREAD__)
 #define RED_CLONES
@@ -312,18 +382,30 @@ void rmaib_reduce_short(rmaib_basic_t b, rmaib_op_t op, void *inout, const void 
 RED_CLONES
 static void reduce_long(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n)
 {
-    reduce_body(b, op, inout, in, n);
+    reduce_body(b, op, inout, in, n, 0, 0);
+}
+
+void rmaib_reduce_nocheck(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in,
+                          size_t n)
+{
+    size_t bytes = n * rmaib_basic_size_tab[b];
+    red_kernel_t *k = (*red_short.tab)[b][op];
+    if (n == 1)         /* fetch-and-op's element: each case one operation, no loop */
+        reduce_body(b, op, inout, in, 1, 1, 0);
+    else if (bytes < red_short.max && k)
+        k(inout, in, n);
+    else if (bytes < 256)
+        reduce_short_other(b, op, inout, in, n);
+    else
+        reduce_long(b, op, inout, in, n);
 }
 
 void rmaib_reduce(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n)
 {
     if (op == RMAIB_OP_NO_OP || rmaib_reduce_valid(b, op) != RMAIB_OK)
         return;
-    size_t bytes = n * rmaib_basic_size_tab[b];
     if (op == RMAIB_OP_REPLACE)
-        memmove(inout, in, bytes);
-    else if (bytes < 256)
-        rmaib_reduce_short(b, op, inout, in, n);
+        memmove(inout, in, n * rmaib_basic_size_tab[b]);
     else
-        reduce_long(b, op, inout, in, n);
+        rmaib_reduce_nocheck(b, op, inout, in, n);
 }

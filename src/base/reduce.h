@@ -111,10 +111,14 @@ static inline int rmaib_cas_valid(rmaib_basic_t b)
  * NO_OP does nothing.  Any alignment; in may equal inout but not partly overlap it.
  * The pair must be valid (rmaib_reduce_valid): an invalid one does nothing. */
 void rmaib_reduce(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n);
-/* The same for a valid pair of a reducing op (neither REPLACE nor NO_OP) on a short
- * run, under 256 bytes: no checks and the plain kernel, for a caller on the latency
- * path that has checked already. */
-void rmaib_reduce_short(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n);
+/* The same for a valid pair of a reducing op (neither REPLACE nor NO_OP), without
+ * the checks, for a caller on the latency path that has made them. */
+void rmaib_reduce_nocheck(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in,
+                          size_t n);
+/* Take the AVX-512 kernels for short runs (on, where the CPU has AVX-512: the
+ * default) or the plain ones (0); returns whether the AVX-512 ones were in use.
+ * For tests, which check both sets; not thread-safe. */
+int rmaib_reduce_use_wide(int on);
 
 /* sizeof one element (pairs: sizeof the C struct); 0 for NONE or an unknown type. */
 static inline size_t rmaib_basic_size(rmaib_basic_t b)

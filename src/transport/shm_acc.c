@@ -206,10 +206,8 @@ int rmaib_shm_elem_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t
         else if (op == RMAIB_OP_SUM && len == 8
                  && (b == RMAIB_BASIC_INT64 || b == RMAIB_BASIC_UINT64))
             add64(t, operand);  /* a counter's fetch-and-add: no kernel dispatch */
-        else if (op != RMAIB_OP_NO_OP && len < 256)     /* (sizes are powers of two) */
-            rmaib_reduce_short(b, op, t, operand, len >> __builtin_ctzl(rmaib_basic_size_tab[b]));
-        else if (op != RMAIB_OP_NO_OP)
-            rmaib_reduce(b, op, t, operand, len >> __builtin_ctzl(rmaib_basic_size_tab[b]));
+        else if (op != RMAIB_OP_NO_OP)  /* (sizes are powers of two) */
+            rmaib_reduce_nocheck(b, op, t, operand, len >> __builtin_ctzl(rmaib_basic_size_tab[b]));
     }
     stripe_unlock(lk);
     return RMAIB_OK;

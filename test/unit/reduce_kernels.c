@@ -507,9 +507,9 @@ static int run_reduce(rmaib_basic_t b, rmaib_op_t op, size_t n, size_t io_off, l
     return ok;
 }
 
-static void test_reduce(void)
+static void test_reduce(const char *kernels)
 {
-    static const size_t lens[] = { 0, 1, 3, 5, 8, 13, 29, 37, 300, 1031 };
+    static const size_t lens[] = { 0, 1, 3, 5, 8, 13, 29, 37, 100, 300, 1031 };
     static const size_t offs[][2] = { { 0, 0 }, { 1, 3 }, { 5, 0 }, { 8, 16 } };
 
     for (int b = 1; b < RMAIB_BASIC_COUNT; b++)
@@ -522,8 +522,8 @@ static void test_reduce(void)
                     ok &= run_reduce(b, op, lens[l], offs[o][0], (long) offs[o][1]);
                 ok &= run_reduce(b, op, lens[l], 3, -1);
             }
-            tap(ok, "reduce %s %s matches the reference (any alignment, in place, padding kept)",
-                bname[b], oname[op]);
+            tap(ok, "reduce %s %s, %s kernels, matches the reference (any alignment, in place, "
+                "padding kept)", bname[b], oname[op], kernels);
         }
 }
 
@@ -721,7 +721,12 @@ int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     test_rules();
-    test_reduce();
+    /* the short runs' AVX-512 kernels where the CPU has them, and the plain ones */
+    if (rmaib_reduce_use_wide(1))
+        test_reduce("AVX-512");
+    rmaib_reduce_use_wide(0);
+    test_reduce("plain");
+    rmaib_reduce_use_wide(1);
     test_atomic();
     test_cas();
     test_threads();
