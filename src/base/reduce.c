@@ -370,6 +370,14 @@ reduce_short_other(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, 
     reduce_body(b, op, inout, in, n, 1, 0);
 }
 
+/* Fetch-and-op's element: each case one operation, no loop.  (Out of line, as the
+ * others, so that the dispatch below needs no frame.) */
+static __attribute__((noinline)) void
+reduce_one(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in)
+{
+    reduce_body(b, op, inout, in, 1, 1, 0);
+}
+
 /* Long runs: three times, for any x86-64, for AVX2 and for AVX-512 (x86-64-v4),
  * picked at load by the CPU (an ifunc).  (Not under TSan: its instrumented ifunc resolver crashes at relocation, before
  * the runtime is up.) */
@@ -390,8 +398,8 @@ void rmaib_reduce_nocheck(rmaib_basic_t b, rmaib_op_t op, void *inout, const voi
 {
     size_t bytes = n * rmaib_basic_size_tab[b];
     red_kernel_t *k = (*red_short.tab)[b][op];
-    if (n == 1)         /* fetch-and-op's element: each case one operation, no loop */
-        reduce_body(b, op, inout, in, 1, 1, 0);
+    if (n == 1)
+        reduce_one(b, op, inout, in);
     else if (bytes < red_short.max && k)
         k(inout, in, n);
     else if (bytes < 256)
