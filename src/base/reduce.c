@@ -230,9 +230,11 @@ static inline void store_ld(unsigned char *p, const void *v, size_t parts)
         }
 
 /* brief: a run under CHUNK_BYTES, so the staged chunks (and their arrays, which
- * cost the function a frame) are left out. */
+ * cost the function a frame) are left out; wide: in-place blocks of 64 bytes too,
+ * for the AVX-512 kernels. */
 static inline __attribute__((always_inline)) void
-reduce_body(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n, int brief, int wide)
+reduce_body(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n, int brief,
+            int wide)
 {
     switch (b) {
     RMAIB_INTEGER_KINDS(TYPE_INTEGER)
@@ -296,7 +298,7 @@ reduce_body(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t 
     }
 }
 
-/* Runs under SHORT_MAX bytes of the plain types, the latency path's accumulates:
+/* Runs under red_short.max bytes of the plain types, the latency path's accumulates:
  * one small function per (type, op) through a table, so a call pays neither the
  * two switches nor the whole body's frame.  A second set is built for AVX-512, in
  * 64-byte blocks, and taken where the CPU has it.  (Pairs the ops table forbids
@@ -334,7 +336,7 @@ static red_table_t plain_tab = { SHORT_KERNELS(PLAIN_ENTRY) };
 static red_table_t wide_tab = { SHORT_KERNELS(WIDE_ENTRY) };
 
 /* The plain kernels serve up to 256 bytes, above which reduce_long's AVX2 clone is
- * faster; the AVX-512 ones up to 1 KiB (measured, docs/performance.md). */
+ * faster; the AVX-512 ones up to 1 KiB (measured, docs/performance-ompi.md). */
 static struct {
     red_table_t *tab;
     size_t max;
@@ -379,8 +381,8 @@ reduce_one(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in)
 }
 
 /* Long runs: three times, for any x86-64, for AVX2 and for AVX-512 (x86-64-v4),
- * picked at load by the CPU (an ifunc).  (Not under TSan: its instrumented ifunc resolver crashes at relocation, before
- * the runtime is up.) */
+ * picked at load by the CPU (an ifunc).  (Not under TSan: its instrumented ifunc
+ * resolver crashes at relocation, before the runtime is up.) */
 #if defined(__SANITIZE_THREAD__)
 #define RED_CLONES
 #else
