@@ -122,8 +122,7 @@ rmaib_accumulate_inline(rmaib_win_t *w, const void *obuf, size_t ocount, const r
     if (ol == tl && ocount == tcount && op != RMAIB_OP_NO_OP
         && rmaib_reduce_valid(tl->basic, op) == RMAIB_OK
         && rmaib_acc_run_fast(w, tl, target, tdisp, tcount, &roff))
-        return w->atp->elem_atomic(w, target, roff, tl->basic, op, obuf, NULL, NULL,
-                                   tcount * tl->size);
+        return w->atp->elem_acc(w, target, roff, tl->basic, op, obuf, tcount * tl->size);
     return rmaib_accumulate_general(w, obuf, ocount, ol, target, tdisp, tcount, tl, op, flags);
 }
 

@@ -622,6 +622,7 @@ const rmaib_tp_ops_t rmaib_shm_ops = {
     .data_cas = rmaib_shm_data_cas,
     .atomic_run = rmaib_shm_atomic_run,
     .elem_atomic = rmaib_shm_elem_atomic,
+    .elem_acc = rmaib_shm_elem_acc,
     .ctrl_read = shm_ctrl_read,
     .flush = shm_flush,
     .flush_local = shm_flush,

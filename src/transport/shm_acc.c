@@ -183,6 +183,32 @@ static inline void add64(char *t, const void *in)
 /* A run within one RMAIB_ELEM_RUN block, so within one stripe, on allocated memory
  * (elem_native): what rmaib_shm_data_atomic and rmaib_shm_data_cas do, with no
  * checks, the core having made them. */
+/* t = t op operand, under the stripe lock, for the two below. */
+static inline void elem_apply(char *t, rmaib_basic_t b, rmaib_op_t op, const void *operand,
+                              size_t len)
+{
+    if (op == RMAIB_OP_REPLACE)
+        shm_copy(t, operand, len);
+    else if (op == RMAIB_OP_SUM && len == 8
+             && (b == RMAIB_BASIC_INT64 || b == RMAIB_BASIC_UINT64))
+        add64(t, operand);      /* a counter's fetch-and-add: no kernel dispatch */
+    else if (op != RMAIB_OP_NO_OP)      /* (sizes are powers of two) */
+        rmaib_reduce_nocheck(b, op, t, operand, len >> __builtin_ctzl(rmaib_basic_size_tab[b]));
+}
+
+/* rmaib_shm_elem_atomic's accumulate, alone: it saves fewer registers. */
+int rmaib_shm_elem_acc(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b, rmaib_op_t op,
+                       const void *operand, size_t len)
+{
+    const shm_peer_t *sp = &((shm_win_t *) w->shm)->peers[peer];
+    char *t = (char *) (sp->dbase + roff);
+    uint64_t *lk = stripe_of(sp, roff);
+    stripe_lock(lk);
+    elem_apply(t, b, op, operand, len);
+    stripe_unlock(lk);
+    return RMAIB_OK;
+}
+
 int rmaib_shm_elem_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
                           rmaib_op_t op, const void *operand, const void *compare, void *fetch,
                           size_t len)
@@ -201,13 +227,7 @@ int rmaib_shm_elem_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t
     } else {
         if (fetch)
             shm_copy(fetch, t, len);
-        if (op == RMAIB_OP_REPLACE)
-            shm_copy(t, operand, len);
-        else if (op == RMAIB_OP_SUM && len == 8
-                 && (b == RMAIB_BASIC_INT64 || b == RMAIB_BASIC_UINT64))
-            add64(t, operand);  /* a counter's fetch-and-add: no kernel dispatch */
-        else if (op != RMAIB_OP_NO_OP)  /* (sizes are powers of two) */
-            rmaib_reduce_nocheck(b, op, t, operand, len >> __builtin_ctzl(rmaib_basic_size_tab[b]));
+        elem_apply(t, b, op, operand, len);
     }
     stripe_unlock(lk);
     return RMAIB_OK;

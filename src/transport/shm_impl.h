@@ -112,5 +112,7 @@ int rmaib_shm_atomic_run(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t 
 int rmaib_shm_elem_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
                           rmaib_op_t op, const void *operand, const void *compare, void *fetch,
                           size_t len);
+int rmaib_shm_elem_acc(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b, rmaib_op_t op,
+                       const void *operand, size_t len);
 
 #endif

@@ -133,6 +133,10 @@ typedef struct rmaib_tp_ops {
     int (*elem_atomic)(rmaib_win_t *win, int peer, uint64_t roff, rmaib_basic_t b,
                        rmaib_op_t op, const void *operand, const void *compare, void *fetch,
                        size_t len);
+    /* Set with elem_atomic: its accumulate (no fetch, no compare, op not NO_OP),
+     * in fewer arguments, for the latency path. */
+    int (*elem_acc)(rmaib_win_t *win, int peer, uint64_t roff, rmaib_basic_t b,
+                    rmaib_op_t op, const void *operand, size_t len);
 
     /* Bulk read of a peer's control block (the attach table of dynamic windows). */
     int (*ctrl_read)(rmaib_win_t *win, int peer, size_t off, void *dst, size_t len);
