@@ -335,8 +335,9 @@ SHORT_KERNELS(WIDE_KERNEL)
 static red_table_t plain_tab = { SHORT_KERNELS(PLAIN_ENTRY) };
 static red_table_t wide_tab = { SHORT_KERNELS(WIDE_ENTRY) };
 
-/* The plain kernels serve up to 256 bytes, above which reduce_long's AVX2 clone is
- * faster; the AVX-512 ones up to 1 KiB (measured, docs/performance-ompi.md). */
+/* The plain kernels serve up to 256 bytes, as the plain body did before them, and
+ * reduce_long's clones (AVX2 among them) longer runs; the AVX-512 kernels serve up
+ * to 1 KiB, where they beat its AVX-512 clone (docs/performance-ompi.md). */
 static struct {
     red_table_t *tab;
     size_t max;

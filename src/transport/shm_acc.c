@@ -180,9 +180,6 @@ static inline void add64(char *t, const void *in)
     memcpy(t, &a, 8);
 }
 
-/* A run within one RMAIB_ELEM_RUN block, so within one stripe, on allocated memory
- * (elem_native): what rmaib_shm_data_atomic and rmaib_shm_data_cas do, with no
- * checks, the core having made them. */
 /* t = t op operand, under the stripe lock, for the two below. */
 static inline void elem_apply(char *t, rmaib_basic_t b, rmaib_op_t op, const void *operand,
                               size_t len)
@@ -209,6 +206,9 @@ int rmaib_shm_elem_acc(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
     return RMAIB_OK;
 }
 
+/* A run within one RMAIB_ELEM_RUN block, so within one stripe, on allocated memory
+ * (elem_native): what rmaib_shm_data_atomic and rmaib_shm_data_cas do, with no
+ * checks, the core having made them. */
 int rmaib_shm_elem_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
                           rmaib_op_t op, const void *operand, const void *compare, void *fetch,
                           size_t len)
