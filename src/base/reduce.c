@@ -298,13 +298,16 @@ reduce_body(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t 
     }
 }
 
-/* Runs under red_short.max bytes of the plain types, the latency path's accumulates:
- * one small function per (type, op) through a table, so a call pays neither the
- * two switches nor the whole body's frame.  A second set is built for AVX-512, in
- * 64-byte blocks, and taken where the CPU has it.  (Pairs the ops table forbids
- * come out empty and are never called.) */
+/* Short runs of the plain types, the latency path's accumulates: one small
+ * function per (type, op) through a table, so a call pays neither the two switches
+ * nor the whole body's frame.  A second set is built for AVX-512, in 64-byte
+ * blocks, and taken where the CPU has it.  (Pairs the ops table forbids come out
+ * empty and are never called.)  Other types take reduce_long at any length. */
 typedef void red_kernel_t(void *inout, const void *in, size_t n);
-typedef red_kernel_t *const red_table_t[RMAIB_BASIC_COUNT][RMAIB_OP_COUNT];
+typedef const struct {
+    size_t max;                 /* the kernels serve runs under max bytes */
+    red_kernel_t *k[RMAIB_BASIC_COUNT][RMAIB_OP_COUNT];
+} red_table_t;
 
 #define SHORT_TYPES(X, OP)                                                      \
     X(INT8, OP) X(INT16, OP) X(INT32, OP) X(INT64, OP) X(UINT8, OP)             \
@@ -319,7 +322,7 @@ typedef red_kernel_t *const red_table_t[RMAIB_BASIC_COUNT][RMAIB_OP_COUNT];
 #define PLAIN_KERNEL(B, OP)                                                     \
     static void plain_##B##_##OP(void *inout, const void *in, size_t n)         \
     {                                                                           \
-        reduce_body(RMAIB_BASIC_##B, RMAIB_OP_##OP, inout, in, n, 0, 0);        \
+        reduce_body(RMAIB_BASIC_##B, RMAIB_OP_##OP, inout, in, n, 1, 0);        \
     }
 #define WIDE_KERNEL(B, OP)                                                      \
     __attribute__((target("arch=x86-64-v4")))                                   \
@@ -332,16 +335,12 @@ SHORT_KERNELS(WIDE_KERNEL)
 
 #define PLAIN_ENTRY(B, OP) [RMAIB_BASIC_##B][RMAIB_OP_##OP] = plain_##B##_##OP,
 #define WIDE_ENTRY(B, OP) [RMAIB_BASIC_##B][RMAIB_OP_##OP] = wide_##B##_##OP,
-static red_table_t plain_tab = { SHORT_KERNELS(PLAIN_ENTRY) };
-static red_table_t wide_tab = { SHORT_KERNELS(WIDE_ENTRY) };
-
-/* The plain kernels serve up to 256 bytes, as the plain body did before them, and
- * reduce_long's clones (AVX2 among them) longer runs; the AVX-512 kernels serve up
- * to 1 KiB, where they beat its AVX-512 clone (docs/performance-ompi.md). */
-static struct {
-    red_table_t *tab;
-    size_t max;
-} red_short = { &plain_tab, 256 };
+/* The plain kernels serve runs under CHUNK_BYTES (so they leave the staged chunks
+ * out), reduce_long's clones (AVX2 among them) longer ones; the AVX-512 kernels
+ * serve up to 1 KiB, where they beat its AVX-512 clone (docs/performance-ompi.md). */
+static red_table_t plain_tab = { CHUNK_BYTES, { SHORT_KERNELS(PLAIN_ENTRY) } };
+static red_table_t wide_tab = { 1024, { SHORT_KERNELS(WIDE_ENTRY) } };
+static red_table_t *red_tab = &plain_tab;       /* the one in use */
 
 static int cpu_wide(void)
 {
@@ -353,24 +352,14 @@ static int cpu_wide(void)
 
 int rmaib_reduce_use_wide(int on)
 {
-    int was = red_short.tab == &wide_tab;
-    if (on && cpu_wide())
-        red_short.tab = &wide_tab, red_short.max = 1024;
-    else
-        red_short.tab = &plain_tab, red_short.max = 256;
+    int was = red_tab == &wide_tab;
+    red_tab = on && cpu_wide() ? &wide_tab : &plain_tab;
     return was;
 }
 
-__attribute__((constructor)) static void red_short_init(void)
+__attribute__((constructor)) static void red_tab_init(void)
 {
     rmaib_reduce_use_wide(1);
-}
-
-/* The other types (long double, complex, pairs), short. */
-static __attribute__((noinline)) void
-reduce_short_other(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in, size_t n)
-{
-    reduce_body(b, op, inout, in, n, 1, 0);
 }
 
 /* Fetch-and-op's element: each case one operation, no loop.  (Out of line, as the
@@ -399,15 +388,12 @@ static void reduce_long(rmaib_basic_t b, rmaib_op_t op, void *inout, const void 
 void rmaib_reduce_nocheck(rmaib_basic_t b, rmaib_op_t op, void *inout, const void *in,
                           size_t n)
 {
-    size_t bytes = n * rmaib_basic_size_tab[b];
-    red_kernel_t *k = (*red_short.tab)[b][op];
+    red_kernel_t *k = red_tab->k[b][op];
     if (n == 1)
         reduce_one(b, op, inout, in);
-    else if (bytes < red_short.max && k)
+    else if (k && n * rmaib_basic_size_tab[b] < red_tab->max)
         k(inout, in, n);
-    else if (bytes < 256)
-        reduce_short_other(b, op, inout, in, n);
-    else
+    else                /* long runs, and the types without kernels */
         reduce_long(b, op, inout, in, n);
 }
 
