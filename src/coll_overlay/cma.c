@@ -46,7 +46,7 @@ static int probe(rmaib_coll_t *c, int *who)
         struct iovec l = { &v, sizeof v }, rem = { (void *) (uintptr_t) c->cma_addr[r], sizeof v };
         ssize_t n;
         do
-            n = process_vm_readv(w->peers[r].pid, &l, 1, &rem, 1, 0);
+            n = process_vm_readv(rmaib_peer(w, r)->pid, &l, 1, &rem, 1, 0);
         while (n < 0 && errno == EINTR);
         *who = r;
         if (n < 0)
@@ -72,7 +72,7 @@ void rmaib_coll_cma_init(rmaib_coll_t *c)
         return;
     int local = 1, who = -1, err = 0;
     for (int r = 0; local && r < c->nranks; r++)
-        local = w->peers[r].ctrl_mapped != NULL;
+        local = rmaib_peer(w, r)->ctrl_mapped != NULL;
     if (local && (err = probe(c, &who)) != 0 && rmaib_config.verbose)
         rmaib_host_say("rmaib: process_vm_readv of rank %d refused (%s%s): collectives copy "
                        "twice within the node", who < 0 ? c->rank : who, strerror(err),
@@ -127,7 +127,7 @@ int rmaib_coll_run_read(rmaib_coll_t *c, coll_step_t *s, int *moved)
 {
     struct iovec l = { s->rbuf, s->rlen };
     struct iovec r = { (void *) (uintptr_t) (c->cma_addr[s->src] + s->slen), s->rlen };
-    int rc = rmaib_shm_pvm(c->win->peers[s->src].pid, 0, &l, 1, &r, 1);
+    int rc = rmaib_shm_pvm(rmaib_peer(c->win, s->src)->pid, 0, &l, 1, &r, 1);
     if (rc != RMAIB_OK && c->late_err == RMAIB_OK)
         c->late_err = rc;
     s->done = 1;

@@ -35,7 +35,7 @@
 static void rd(rmaib_coll_t *c, int src, uint64_t addr, void *dst, size_t n)
 {
     struct iovec l = { dst, n }, r = { (void *) (uintptr_t) addr, n };
-    int rc = rmaib_shm_pvm(c->win->peers[src].pid, 0, &l, 1, &r, 1);
+    int rc = rmaib_shm_pvm(rmaib_peer(c->win, src)->pid, 0, &l, 1, &r, 1);
     if (rc != RMAIB_OK && c->late_err == RMAIB_OK)
         c->late_err = rc;
 }

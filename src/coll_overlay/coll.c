@@ -144,9 +144,9 @@ int rmaib_coll_create(void *hcomm, int rank, int nranks, rmaib_coll_t **out)
         free_parts(c);
         return rc;
     }
-    c->mapped = 1;
-    for (int r = 0; r < nranks; r++)
-        c->mapped &= c->win->peers[r].ctrl_mapped != NULL;
+    c->mapped = c->win->nnodes == 1;    /* (only node-local peers are ever mapped) */
+    for (int i = 0; c->mapped && i < c->win->nlocal; i++)
+        c->mapped &= rmaib_peer(c->win, c->win->local_ranks[i])->ctrl_mapped != NULL;
     rmaib_sched_enrol(c);
     *out = c;
     return RMAIB_OK;
@@ -212,7 +212,7 @@ static size_t slot_off(const rmaib_coll_t *c, int sender, uint64_t k)
 
 static int inline_to(const rmaib_coll_t *c, int peer, size_t len)
 {
-    return len <= INLINE_MAX && c->win->peers[peer].ctrl_mapped;
+    return len <= INLINE_MAX && rmaib_peer(c->win, peer)->ctrl_mapped;
 }
 
 int rmaib_coll_try_send(rmaib_coll_t *c, int peer, const void *buf, size_t len, int *rc)
@@ -227,11 +227,11 @@ int rmaib_coll_try_send(rmaib_coll_t *c, int peer, const void *buf, size_t len, 
         return 0;
     }
     c->sent[peer] = k;
-    const rmaib_tp_ops_t *tp = w->peers[peer].tp;
+    const rmaib_tp_ops_t *tp = rmaib_peer(w, peer)->tp;
     *rc = RMAIB_OK;
     if (inline_to(c, peer, len)) {
         /* Plain stores; the flag's release store below publishes them. */
-        memcpy(w->peers[peer].ctrl_mapped + peer_word_off(c, 3 + 2 * (int) (k & 1)), buf, len);
+        memcpy(rmaib_peer(w, peer)->ctrl_mapped + peer_word_off(c, 3 + 2 * (int) (k & 1)), buf, len);
     } else if (len) {
         *rc = tp->put(w, peer, slot_off(c, c->rank, k), buf, len);
         /* The caller may change buf as soon as we return (a reduction into it). */

@@ -28,12 +28,12 @@ int rmaib_coll_nodes(rmaib_coll_t *c)
     }
     c->nnodes = w->nnodes;
     for (int r = 0; r < p; r++) {
-        if (w->peers[r].node == w->mynode) {
+        if (rmaib_peer_node(w, r) == w->mynode) {
             if (r == c->rank)
                 c->lidx = c->nlocal;
             c->local[c->nlocal++] = r;
         }
-        per[w->peers[r].node]++;
+        per[rmaib_peer_node(w, r)]++;
     }
     c->node_uniform = 1;
     for (int n = 0; n < w->nnodes; n++)
@@ -43,7 +43,7 @@ int rmaib_coll_nodes(rmaib_coll_t *c)
         per[n] = 0;
     c->nleaders = 0;
     for (int r = 0; c->node_uniform && r < p; r++) {
-        int n = w->peers[r].node;
+        int n = rmaib_peer_node(w, r);
         if (per[n]++ == c->lidx) {
             if (r == c->rank)
                 c->nidx = c->nleaders;

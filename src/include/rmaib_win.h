@@ -111,16 +111,16 @@ static inline size_t rmaib_ctrl_size(int nranks, int nnotify)
     return (s + 4095) & ~(size_t) 4095;
 }
 
-/* What the core knows of one peer. */
+/* What the core knows of one peer: its entry of the window's peer table (peer.c),
+ * made at the first access to it, or at creation for a window within one node. */
 typedef struct rmaib_peer {
     const rmaib_tp_ops_t *tp;   /* data movement to this peer */
     void *tpp;                  /* that backend's per-peer state */
     uint64_t size;              /* peer's window size in bytes */
     int disp_unit;
     int node;                   /* node index, equal for peers that share memory */
-    int pid;
-    int notify_num;             /* its notification counters (set_num_notify) */
-    uint64_t base;              /* peer's window base in its own address space */
+    int pid;                    /* node-local peers only */
+    uint64_t base;              /* node-local peers: window base in its own address space */
     uint8_t lock_type;          /* RMAIB_LOCK_* this process holds on the peer */
     /* Set by the atomics transport where its elem_atomic does every element of a
      * CPU atomic type at an offset aligned to its size (allocated memory, mapped). */
@@ -153,6 +153,30 @@ typedef struct rmaib_pscw_count {
     uint64_t posts_sent, posts_seen, completes_sent, completes_seen;
 } rmaib_pscw_count_t;
 
+/* A peer's entry: the hot part the operations read, then what the synchronisation
+ * calls keep of it. */
+typedef struct rmaib_peer_ent {
+    rmaib_peer_t p;             /* first: a peer's address is its entry's */
+    rmaib_pscw_count_t pscw;    /* the PSCW signals sent to it and taken from it */
+    rmaib_dyn_seen_t dyn;       /* dynamic windows (not used with mt) */
+    uint8_t start_state;        /* RMAIB_START_* */
+    int rank;
+} rmaib_peer_ent_t;
+
+/* What creation learnt of every rank, in as few bytes as it takes (peer.c): a peer's
+ * entry is made from it.  NULL arrays: the value is the same for every rank, or
+ * (node) rank / node_block. */
+typedef struct rmaib_peer_dir {
+    uint64_t size;              /* every rank's size, unless sizes */
+    int disp_unit;              /* ... and disp_unit, unless disp_units */
+    int notify_num;             /* ... and notification counters, unless notify_nums */
+    int node_block;             /* nodes of node_block consecutive ranks, unless nodes */
+    uint64_t *sizes;
+    int32_t *disp_units, *notify_nums, *nodes;
+} rmaib_peer_dir_t;
+
+struct rmaib_peer_tab;
+
 struct rmaib_win {
     int flavor;
     int rank, nranks;
@@ -164,7 +188,6 @@ struct rmaib_win {
     int noncontig;
     int cma_peers;              /* rmaib_win_args_t.cma_peers */
     int map_user;               /* rmaib_win_args_t.map_user */
-    rmaib_dyn_seen_t *dyn_seen; /* dynamic windows, one per target (not used with mt) */
     int notify_max;             /* notification counters in every control block */
     /* The notified reads' share of our own counters (MPIX_Get_notify_local): grown
      * by whoever completes a read, never by a peer, so a process-local word apart
@@ -172,7 +195,14 @@ struct rmaib_win {
     _Atomic uint64_t *notify_local;
     int mynode, nnodes;         /* node of this rank; number of nodes in the group */
 
-    rmaib_peer_t *peers;        /* nranks entries */
+    /* The peer table: every rank's entry where the window lies within one node and
+     * on the node backend (dense), else the entries opened so far (ptab).  Either
+     * way the node-local ranks, in order, are in local_ranks. */
+    rmaib_peer_ent_t *peers;
+    struct rmaib_peer_tab *ptab;
+    rmaib_peer_dir_t dir;
+    int *local_ranks, nlocal;
+    const rmaib_tp_ops_t *tp_local, *tp_remote; /* for peers on our node, and the rest */
     const rmaib_tp_ops_t *atp;  /* the one transport for every control-block atomic */
     int ctrl_cpu;               /* which mapped control blocks take CPU atomics */
     struct rmaib_ctrl *my_ctrl; /* own control block, for local polling */
@@ -198,10 +228,9 @@ struct rmaib_win {
     int lock_all_nocheck;       /* lock_all was taken with MPI_MODE_NOCHECK */
     int fence_nosucceed;        /* last fence said NOSUCCEED */
     uint64_t fence_epoch;
-    int *start_ranks, nstart;   /* PSCW access group */
-    uint8_t *start_state;       /* per rank: RMAIB_START_* */
-    rmaib_pscw_count_t *pscw;   /* per rank: the PSCW signals sent to it and taken from it */
-    int *post_ranks, npost;     /* PSCW exposure group */
+    int *start_ranks, nstart;   /* PSCW access group (start_cap entries) */
+    int *post_ranks, npost;     /* PSCW exposure group (post_cap entries) */
+    int start_cap, post_cap;
 
     /* RMAIB_STATS: control-block atomics aimed at other ranks, and how many of them
      * the lock calls spent (seed 002's messages per lock acquisition). */
@@ -222,6 +251,63 @@ static inline int rmaib_access(const rmaib_win_t *w)
 static inline void rmaib_set_access(rmaib_win_t *w, int access)
 {
     __atomic_store_n(&w->access, access, __ATOMIC_RELAXED);
+}
+
+/* peer.c: the entry of rank r, opened now if it was not (RMAIB_ERR_NO_MEM if it
+ * cannot be); and the same for a rank the caller knows to be open or that may
+ * not fail (it stops the process, saying so, when memory runs out). */
+int rmaib_peer_open(rmaib_win_t *w, int r, rmaib_peer_t **out);
+rmaib_peer_t *rmaib_peer_sparse(const rmaib_win_t *w, int r);
+/* The table itself: every rank's entry (dense) or none yet; its entries so far, and
+ * each of them in turn; at the window's free. */
+int rmaib_peer_table_init(rmaib_win_t *w, int dense);
+size_t rmaib_peer_count(const rmaib_win_t *w);
+void rmaib_peer_foreach(rmaib_win_t *w, void (*fn)(rmaib_win_t *, rmaib_peer_ent_t *, void *),
+                        void *arg);
+void rmaib_peer_table_free(rmaib_win_t *w);
+
+static inline rmaib_peer_t *rmaib_peer(const rmaib_win_t *w, int r)
+{
+    if (__builtin_expect(w->peers != NULL, 1))
+        return &w->peers[r].p;
+    return rmaib_peer_sparse(w, r);
+}
+
+/* The entry of rank r if it is open, else NULL (the latency paths: a first access
+ * goes the general way, which opens it and says if it cannot). */
+rmaib_peer_t *rmaib_peer_find_sparse(const rmaib_win_t *w, int r);
+
+static inline rmaib_peer_t *rmaib_peer_lookup(const rmaib_win_t *w, int r)
+{
+    if (__builtin_expect(w->peers != NULL, 1))
+        return &w->peers[r].p;
+    return rmaib_peer_find_sparse(w, r);
+}
+
+static inline rmaib_peer_ent_t *rmaib_peer_ent(const rmaib_win_t *w, int r)
+{
+    return (rmaib_peer_ent_t *) rmaib_peer(w, r);
+}
+
+/* What the directory says of rank r without opening it. */
+static inline uint64_t rmaib_peer_dir_size(const rmaib_win_t *w, int r)
+{
+    return w->dir.sizes ? w->dir.sizes[r] : w->dir.size;
+}
+
+static inline int rmaib_peer_dir_disp_unit(const rmaib_win_t *w, int r)
+{
+    return w->dir.disp_units ? w->dir.disp_units[r] : w->dir.disp_unit;
+}
+
+static inline int rmaib_peer_node(const rmaib_win_t *w, int r)
+{
+    return w->dir.nodes ? w->dir.nodes[r] : r / w->dir.node_block;
+}
+
+static inline int rmaib_peer_notify_num(const rmaib_win_t *w, int r)
+{
+    return w->dir.notify_nums ? w->dir.notify_nums[r] : w->dir.notify_num;
 }
 
 /* A statistics counter that threads may bump at once: a lost count is harmless, a

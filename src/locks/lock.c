@@ -69,10 +69,10 @@ static __attribute__((noinline)) int lock_mt(rmaib_win_t *w, int lock_type, int 
     pthread_mutex_lock(&w->epoch_lock);
     int access = w->access, rc = RMAIB_OK;
     if ((access != RMAIB_ACCESS_NONE && access != RMAIB_ACCESS_FENCE_ISSUED
-         && access != RMAIB_ACCESS_LOCK) || w->peers[target].lock_type) {
+         && access != RMAIB_ACCESS_LOCK) || rmaib_peer(w, target)->lock_type) {
         rc = RMAIB_ERR_RMA_SYNC;
     } else {
-        w->peers[target].lock_type = RMAIB_LOCK_PENDING;
+        rmaib_peer(w, target)->lock_type = RMAIB_LOCK_PENDING;
         w->nlocks++;
         rmaib_set_access(w, RMAIB_ACCESS_LOCK);
     }
@@ -83,11 +83,11 @@ static __attribute__((noinline)) int lock_mt(rmaib_win_t *w, int lock_type, int 
         rc = acquire_mt(w, lock_type, target);
     pthread_mutex_lock(&w->epoch_lock);
     if (rc == RMAIB_OK) {
-        w->peers[target].lock_type = (uint8_t) (lock_type
+        rmaib_peer(w, target)->lock_type = (uint8_t) (lock_type
                                                 | (assert & RMAIB_MODE_NOCHECK ? RMAIB_LOCK_NOCHECK_BIT : 0));
         rmaib_stat_add(w, &w->stat_lock_acquires, 1);
     } else {
-        w->peers[target].lock_type = RMAIB_LOCK_NONE;
+        rmaib_peer(w, target)->lock_type = RMAIB_LOCK_NONE;
         if (--w->nlocks == 0)
             rmaib_set_access(w, RMAIB_ACCESS_NONE);
     }
@@ -98,10 +98,10 @@ static __attribute__((noinline)) int lock_mt(rmaib_win_t *w, int lock_type, int 
 static __attribute__((noinline)) int unlock_mt(rmaib_win_t *w, int target)
 {
     pthread_mutex_lock(&w->epoch_lock);
-    int held = w->peers[target].lock_type;
+    int held = rmaib_peer(w, target)->lock_type;
     int ok = w->access == RMAIB_ACCESS_LOCK && held && !(held & RMAIB_LOCK_PENDING);
     if (ok)
-        w->peers[target].lock_type = (uint8_t) (held | RMAIB_LOCK_PENDING);
+        rmaib_peer(w, target)->lock_type = (uint8_t) (held | RMAIB_LOCK_PENDING);
     pthread_mutex_unlock(&w->epoch_lock);
     if (!ok)
         return RMAIB_ERR_RMA_SYNC;
@@ -118,7 +118,7 @@ static __attribute__((noinline)) int unlock_mt(rmaib_win_t *w, int target)
         }
     }
     pthread_mutex_lock(&w->epoch_lock);
-    w->peers[target].lock_type = RMAIB_LOCK_NONE;
+    rmaib_peer(w, target)->lock_type = RMAIB_LOCK_NONE;
     if (--w->nlocks == 0)
         rmaib_set_access(w, RMAIB_ACCESS_NONE);
     pthread_mutex_unlock(&w->epoch_lock);
@@ -194,14 +194,15 @@ int rmaib_lock_general(rmaib_win_t *w, int lock_type, int target, int assert)
 {
     if (lock_type != RMAIB_LOCK_SHARED && lock_type != RMAIB_LOCK_EXCLUSIVE)
         return RMAIB_ERR_LOCKTYPE;
-    if ((unsigned) target >= (unsigned) w->nranks)
-        return RMAIB_ERR_RANK;
+    int trc = rmaib_target_ok(w, target);
+    if (trc != RMAIB_OK)
+        return trc;
     if (assert & ~RMAIB_MODE_NOCHECK)
         return RMAIB_ERR_ASSERT;
     if (w->mt)
         return lock_mt(w, lock_type, target, assert);
     if ((w->access != RMAIB_ACCESS_NONE && w->access != RMAIB_ACCESS_FENCE_ISSUED
-         && w->access != RMAIB_ACCESS_LOCK) || w->peers[target].lock_type)
+         && w->access != RMAIB_ACCESS_LOCK) || rmaib_peer(w, target)->lock_type)
         return RMAIB_ERR_RMA_SYNC;
     if (assert & RMAIB_MODE_NOCHECK) {
         lock_type |= RMAIB_LOCK_NOCHECK_BIT;
@@ -217,11 +218,12 @@ int rmaib_lock_general(rmaib_win_t *w, int lock_type, int target, int assert)
 
 int rmaib_unlock_general(rmaib_win_t *w, int target)
 {
-    if ((unsigned) target >= (unsigned) w->nranks)
-        return RMAIB_ERR_RANK;
+    int trc = rmaib_target_ok(w, target);
+    if (trc != RMAIB_OK)
+        return trc;
     if (w->mt)
         return unlock_mt(w, target);
-    int held = w->peers[target].lock_type;
+    int held = rmaib_peer(w, target)->lock_type;
     if (w->access != RMAIB_ACCESS_LOCK || !held)
         return RMAIB_ERR_RMA_SYNC;
     int rc = rmaib_flush_target(w, target);

@@ -21,7 +21,7 @@ int rmaib_lock_local_wait(rmaib_win_t *w, int lock_type, int target, uint64_t ol
  * local_fast windows, which keep no statistics) and given back. */
 static inline void rmaib_lock_record(rmaib_win_t *w, int lock_type, int target)
 {
-    w->peers[target].lock_type = (uint8_t) lock_type;
+    rmaib_peer(w, target)->lock_type = (uint8_t) lock_type;
     w->nlocks++;
     w->access = RMAIB_ACCESS_LOCK;
 }
@@ -34,7 +34,7 @@ static inline void rmaib_lock_held(rmaib_win_t *w, int lock_type, int target)
 
 static inline void rmaib_lock_released(rmaib_win_t *w, int target)
 {
-    w->peers[target].lock_type = RMAIB_LOCK_NONE;
+    rmaib_peer(w, target)->lock_type = RMAIB_LOCK_NONE;
     if (--w->nlocks == 0)
         w->access = RMAIB_ACCESS_NONE;
 }
@@ -43,7 +43,7 @@ static inline int rmaib_lock_inline(rmaib_win_t *w, int lock_type, int target, i
 {
     if (!w->local_fast || assert != 0 || (unsigned) target >= (unsigned) w->nranks
         || (w->access != RMAIB_ACCESS_NONE && w->access != RMAIB_ACCESS_LOCK)
-        || w->peers[target].lock_type)
+        || rmaib_peer(w, target)->lock_type)
         return rmaib_lock_general(w, lock_type, target, assert);
     uint64_t old, g = 0;
     if (lock_type == RMAIB_LOCK_EXCLUSIVE) {
@@ -51,7 +51,7 @@ static inline int rmaib_lock_inline(rmaib_win_t *w, int lock_type, int target, i
             return rmaib_lock_local_wait(w, lock_type, target, old, g);
     } else if (lock_type == RMAIB_LOCK_SHARED) {
         /* (rmaib_tas_acquire_shared's first step, on the mapped word) */
-        old = rmaib_cpu_ctrl_atomic(w->peers[target].ctrl_mapped + RMAIB_CTRL_OFF(lock),
+        old = rmaib_cpu_ctrl_atomic(rmaib_peer(w, target)->ctrl_mapped + RMAIB_CTRL_OFF(lock),
                                     RMAIB_AOP_FADD, RMAIB_LOCK_SHARED_ONE, 0);
         if (old & (RMAIB_LOCK_WRITER | RMAIB_LOCK_WAIT_MASK))
             return rmaib_lock_local_wait(w, lock_type, target, old, g);
@@ -70,10 +70,10 @@ static inline int rmaib_unlock_inline(rmaib_win_t *w, int target)
     if (!w->local_fast || (unsigned) target >= (unsigned) w->nranks
         || w->access != RMAIB_ACCESS_LOCK)
         return rmaib_unlock_general(w, target);
-    int held = w->peers[target].lock_type;
+    int held = rmaib_peer(w, target)->lock_type;
     if (held != RMAIB_LOCK_EXCLUSIVE && held != RMAIB_LOCK_SHARED)
         return rmaib_unlock_general(w, target);
-    rmaib_cpu_ctrl_atomic(w->peers[target].ctrl_mapped + RMAIB_CTRL_OFF(lock), RMAIB_AOP_FADD,
+    rmaib_cpu_ctrl_atomic(rmaib_peer(w, target)->ctrl_mapped + RMAIB_CTRL_OFF(lock), RMAIB_AOP_FADD,
                           held == RMAIB_LOCK_EXCLUSIVE ? -RMAIB_LOCK_WRITER
                           : -RMAIB_LOCK_SHARED_ONE, 0);
     rmaib_lock_released(w, target);

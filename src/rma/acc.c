@@ -39,7 +39,7 @@ static int acc_lock(rmaib_win_t *w, int target)
 
 static int acc_unlock(rmaib_win_t *w, int target)
 {
-    int rc = w->peers[target].tp->flush(w, target);
+    int rc = rmaib_peer(w, target)->tp->flush(w, target);
     int rc2 = rmaib_ctrl_op(w, target, ACC_LOCK, RMAIB_AOP_WRITE, 0, 0, NULL);
     return rmaib_first_error(rc, rc2);
 }
@@ -70,7 +70,7 @@ typedef struct locked_batch {
 static int batch_flush(locked_batch_t *lb)
 {
     int rc = RMAIB_OK;
-    const rmaib_tp_ops_t *tp = lb->w->peers[lb->target].tp;
+    const rmaib_tp_ops_t *tp = rmaib_peer(lb->w, lb->target)->tp;
     if (lb->n == 0)
         return RMAIB_OK;
     if (lb->op != RMAIB_OP_REPLACE || lb->fetch)
@@ -135,7 +135,7 @@ static int acc_apply_pairs(rmaib_win_t *w, int target, rmaib_op_t op, rmaib_basi
                            const char *operand, char *fetch, uint64_t roff, size_t tcount,
                            const rmaib_layout_t *tl)
 {
-    const rmaib_tp_ops_t *atp = w->atp, *tp = w->peers[target].tp;
+    const rmaib_tp_ops_t *atp = w->atp, *tp = rmaib_peer(w, target)->tp;
     size_t psz = tl->basic_size, vlen = psz - sizeof(int), ioff = rmaib_pair_index_offset(b);
     size_t n = tcount * tl->size / psz;
     int locked = 0, rc = RMAIB_OK;
@@ -253,8 +253,9 @@ static int acc_prepare(rmaib_win_t *w, int target, int64_t tdisp, size_t tcount,
                        int *nothing)
 {
     *nothing = 0;
-    if (target < 0 || target >= w->nranks)
-        return RMAIB_ERR_RANK;
+    int trc = rmaib_target_ok(w, target);
+    if (trc != RMAIB_OK)
+        return trc;
     int rc = rmaib_reduce_valid(tl->basic, op);
     if (rc != RMAIB_OK)
         return rc;
@@ -278,8 +279,9 @@ static int acc_empty(rmaib_win_t *w, int target, rmaib_op_t op, int flags)
 {
     if ((unsigned) op >= RMAIB_OP_COUNT || op < RMAIB_OP_SUM)
         return RMAIB_ERR_OP;
-    if (target < 0 || target >= w->nranks)
-        return RMAIB_ERR_RANK;
+    int trc = rmaib_target_ok(w, target);
+    if (trc != RMAIB_OK)
+        return trc;
     return rmaib_epoch_ok(w, target, flags);
 }
 
@@ -408,8 +410,9 @@ int rmaib_compare_and_swap_general(rmaib_win_t *w, const void *obuf, const void 
     if (!l->contig || l->basic == RMAIB_BASIC_NONE || l->size != l->basic_size
         || rmaib_cas_valid(l->basic) != RMAIB_OK)
         return RMAIB_ERR_TYPE;
-    if (target < 0 || target >= w->nranks)
-        return RMAIB_ERR_RANK;
+    int trc = rmaib_target_ok(w, target);
+    if (trc != RMAIB_OK)
+        return trc;
     int rc = rmaib_epoch_ok(w, target, 0);
     if (rc == RMAIB_OK)
         rc = rmaib_target_base(w, target, tdisp, 1, l, &roff);
@@ -419,7 +422,7 @@ int rmaib_compare_and_swap_general(rmaib_win_t *w, const void *obuf, const void 
         return w->atp->data_cas(w, target, roff, l->size, cbuf, obuf, rbuf);
 
     char old[8];
-    const rmaib_tp_ops_t *tp = w->peers[target].tp;
+    const rmaib_tp_ops_t *tp = rmaib_peer(w, target)->tp;
     rc = acc_lock(w, target);
     if (rc != RMAIB_OK)
         return rc;

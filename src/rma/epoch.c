@@ -10,7 +10,7 @@ int rmaib_epoch_check_target(rmaib_win_t *w, int target, int flags)
     case RMAIB_ACCESS_LOCK_ALL:
         return RMAIB_OK;
     case RMAIB_ACCESS_LOCK:
-        return w->peers[target].lock_type ? RMAIB_OK : RMAIB_ERR_RMA_SYNC;
+        return rmaib_peer(w, target)->lock_type ? RMAIB_OK : RMAIB_ERR_RMA_SYNC;
     case RMAIB_ACCESS_FENCE_ISSUED:
     case RMAIB_ACCESS_FENCE:
         if (flags & RMAIB_OP_REQUEST)
@@ -20,9 +20,9 @@ int rmaib_epoch_check_target(rmaib_win_t *w, int target, int flags)
     case RMAIB_ACCESS_START:
         if (flags & RMAIB_OP_REQUEST)
             return RMAIB_ERR_RMA_SYNC;
-        if (w->start_state[target] == RMAIB_START_READY)
+        if (rmaib_peer_ent(w, target)->start_state == RMAIB_START_READY)
             return RMAIB_OK;
-        if (w->start_state[target] == RMAIB_START_OUT)
+        if (rmaib_peer_ent(w, target)->start_state == RMAIB_START_OUT)
             return RMAIB_ERR_RMA_SYNC;
         return rmaib_pscw_wait_post(w, target);
     default:
@@ -32,8 +32,9 @@ int rmaib_epoch_check_target(rmaib_win_t *w, int target, int flags)
 
 static int passive_target_ok(rmaib_win_t *w, int target)
 {
-    if (target < 0 || target >= w->nranks)
-        return RMAIB_ERR_RANK;
+    int trc = rmaib_target_ok(w, target);
+    if (trc != RMAIB_OK)
+        return trc;
     return rmaib_passive_covers(w, target) ? RMAIB_OK : RMAIB_ERR_RMA_SYNC;
 }
 
@@ -58,7 +59,7 @@ int rmaib_flush(rmaib_win_t *w, int target)
 int rmaib_flush_local(rmaib_win_t *w, int target)
 {
     int rc = passive_target_ok(w, target);
-    return rc != RMAIB_OK ? rc : w->peers[target].tp->flush_local(w, target);
+    return rc != RMAIB_OK ? rc : rmaib_peer(w, target)->tp->flush_local(w, target);
 }
 
 /* Remote completion of everything this process issued on the window, whatever the

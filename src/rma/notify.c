@@ -41,14 +41,15 @@ static size_t notify_off(const rmaib_win_t *w, int idx)
 
 static int idx_ok(const rmaib_win_t *w, int rank, int idx)
 {
-    return idx >= 0 && idx < w->peers[rank].notify_num ? RMAIB_OK : RMAIB_ERR_RMA_NOTIFY;
+    return idx >= 0 && idx < rmaib_peer_notify_num(w, rank) ? RMAIB_OK : RMAIB_ERR_RMA_NOTIFY;
 }
 
 /* Checks before any data moves: a bad index writes nothing. */
 static int notify_prepare(rmaib_win_t *w, int target, int counter_rank, int idx)
 {
-    if (target < 0 || target >= w->nranks)
-        return RMAIB_ERR_RANK;
+    int trc = rmaib_target_ok(w, target);
+    if (trc != RMAIB_OK)
+        return trc;
     return idx_ok(w, counter_rank, idx);
 }
 
@@ -64,8 +65,8 @@ static int notify_add(rmaib_win_t *w, int rank, int idx)
  * the provider does); otherwise the data is flushed first. */
 static int notify_after_data(rmaib_win_t *w, int target, int idx)
 {
-    const rmaib_tp_ops_t *tp = w->peers[target].tp;
-    if (tp->notify_add && w->atp == tp && !w->peers[target].ctrl_mapped) {
+    const rmaib_tp_ops_t *tp = rmaib_peer(w, target)->tp;
+    if (tp->notify_add && w->atp == tp && !rmaib_peer(w, target)->ctrl_mapped) {
         rmaib_stat_add(w, &w->stat_remote_ops, target != w->rank);
         return tp->notify_add(w, target, notify_off(w, idx));
     }
@@ -110,7 +111,7 @@ static int get_notify(rmaib_win_t *w, void *obuf, size_t ocount, const rmaib_lay
     /* Local completion: the data is in our buffer, so the target's bytes have been
      * read (the target may reuse them) and we may read ours once the counter says so. */
     if (rc == RMAIB_OK)
-        rc = w->peers[target].tp->flush_local(w, target);
+        rc = rmaib_peer(w, target)->tp->flush_local(w, target);
     return rc == RMAIB_OK ? notify_add(w, counter, idx) : rc;
 }
 
@@ -157,11 +158,17 @@ int rmaib_win_set_num_notify(rmaib_win_t *w, int num)
         rmaib_host_say("rmaib: out of memory in MPIX_Win_set_num_notify");
         return RMAIB_ERR_NO_MEM;
     }
-    if (w->access != RMAIB_ACCESS_NONE && w->access != RMAIB_ACCESS_FENCE_ISSUED)
+    /* Each rank's count is kept only where they differ; the room for them is made
+     * before the exchange, so that no rank fails alone after it. */
+    int32_t *nums = w->dir.notify_nums ? w->dir.notify_nums
+        : malloc(sizeof *nums * (size_t) w->nranks);
+    if (!nums)
+        mine.status = RMAIB_ERR_NO_MEM;
+    else if (w->access != RMAIB_ACCESS_NONE && w->access != RMAIB_ACCESS_FENCE_ISSUED)
         mine.status = RMAIB_ERR_RMA_SYNC;
     else if (num < 0 || num > w->notify_max)
         mine.status = RMAIB_ERR_RMA_NOTIFY;
-    int old_num = w->peers[w->rank].notify_num;
+    int old_num = rmaib_peer_notify_num(w, w->rank);
     int nzero = num > old_num ? num : old_num;
     if (mine.status == RMAIB_OK)
         mine.status = local_counters(w, nzero);
@@ -172,17 +179,31 @@ int rmaib_win_set_num_notify(rmaib_win_t *w, int num)
     int rc = rmaib_host_allgather(w->hcomm, &mine, all, sizeof mine);
     for (int r = 0; rc == RMAIB_OK && r < w->nranks; r++)
         rc = all[r].status;
-    for (int r = 0; rc == RMAIB_OK && r < w->nranks; r++)
-        w->peers[r].notify_num = all[r].num;
+    int same = 1;
+    for (int r = 0; rc == RMAIB_OK && r < w->nranks; r++) {
+        nums[r] = all[r].num;
+        same &= all[r].num == all[0].num;
+    }
+    if (rc != RMAIB_OK) {
+        if (nums != w->dir.notify_nums)
+            free(nums);
+    } else if (same) {
+        free(nums);
+        w->dir.notify_nums = NULL;
+        w->dir.notify_num = all[0].num;
+    } else {
+        w->dir.notify_nums = nums;
+    }
     free(all);
     return rc;
 }
 
 int rmaib_win_get_num_notify(rmaib_win_t *w, int target, int *num)
 {
-    if (target < 0 || target >= w->nranks)
-        return RMAIB_ERR_RANK;
-    *num = w->peers[target].notify_num;
+    int trc = rmaib_target_ok(w, target);
+    if (trc != RMAIB_OK)
+        return trc;
+    *num = rmaib_peer_notify_num(w, target);
     return RMAIB_OK;
 }
 
@@ -231,7 +252,7 @@ int rmaib_win_notify_waitsome(rmaib_win_t *w, int first, int count, int *idx)
 {
     if (count <= 0)
         return RMAIB_ERR_COUNT;
-    if (first < 0 || first > w->peers[w->rank].notify_num - count)
+    if (first < 0 || first > rmaib_peer_notify_num(w, w->rank) - count)
         return RMAIB_ERR_RMA_NOTIFY;
     RMAIB_BACKOFF(bo);
     for (;;) {

@@ -22,6 +22,7 @@
  * two (PSCW+put over tcp;ofi_rxm: see README).  The price is 16 bytes per rank in
  * each control block instead of one bit, and a wait that reads one word per origin.
  */
+#include <stdlib.h>
 #include <string.h>
 #include "rma_impl.h"
 
@@ -33,6 +34,31 @@ static const uint64_t *seq_word(rmaib_win_t *w, int kind, int rank)
     return (const uint64_t *) ((char *) w->my_ctrl + rmaib_ctrl_seq_off(w->nranks, kind, rank));
 }
 
+/* A group's ranks checked, their entries opened, and a copy kept in *list (grown to
+ * *cap entries as groups need). */
+static int take_group(rmaib_win_t *w, const int *ranks, int n, int **list, int *cap)
+{
+    for (int i = 0; i < n; i++)
+        if (ranks[i] < 0 || ranks[i] >= w->nranks)
+            return RMAIB_ERR_RANK;
+    for (int i = 0; i < n; i++) {
+        rmaib_peer_t *pe;
+        int rc = rmaib_peer_open(w, ranks[i], &pe);
+        if (rc != RMAIB_OK)
+            return rc;
+    }
+    if (n > *cap) {
+        int *l = realloc(*list, sizeof(int) * (size_t) n);
+        if (!l)
+            return RMAIB_ERR_NO_MEM;
+        *list = l;
+        *cap = n;
+    }
+    if (n)
+        memcpy(*list, ranks, sizeof(int) * (size_t) n);
+    return RMAIB_OK;
+}
+
 int rmaib_post(rmaib_win_t *w, const int *ranks, int n, int assert)
 {
     if (assert & ~POST_ASSERTS)
@@ -40,21 +66,20 @@ int rmaib_post(rmaib_win_t *w, const int *ranks, int n, int assert)
     if (w->exposure == RMAIB_EXPOSURE_POST
         || (w->exposure == RMAIB_EXPOSURE_FENCE && w->access == RMAIB_ACCESS_FENCE))
         return RMAIB_ERR_RMA_SYNC;
-    for (int i = 0; i < n; i++)
-        if (ranks[i] < 0 || ranks[i] >= w->nranks)
-            return RMAIB_ERR_RANK;
+    int rc = take_group(w, ranks, n, &w->post_ranks, &w->post_cap);
+    if (rc != RMAIB_OK)
+        return rc;
     /* NOCHECK: the origins start with NOCHECK too and will not consume a post. */
     for (int i = 0; i < n && !(assert & RMAIB_MODE_NOCHECK); i++) {
-        rmaib_pscw_count_t *c = &w->pscw[ranks[i]];
-        int rc = rmaib_ctrl_store(w, ranks[i], rmaib_ctrl_seq_off(w->nranks, RMAIB_SEQ_POST,
-                                                                  w->rank), c->posts_sent + 1);
+        rmaib_pscw_count_t *c = &rmaib_peer_ent(w, ranks[i])->pscw;
+        rc = rmaib_ctrl_store(w, ranks[i], rmaib_ctrl_seq_off(w->nranks, RMAIB_SEQ_POST,
+                                                              w->rank), c->posts_sent + 1);
         if (rc != RMAIB_OK)
             return rc;
         c->posts_sent++;
     }
     if (w->access == RMAIB_ACCESS_FENCE_ISSUED)
         w->access = RMAIB_ACCESS_NONE;
-    memcpy(w->post_ranks, ranks, sizeof(int) * (size_t) n);
     w->npost = n;
     w->exposure = RMAIB_EXPOSURE_POST;
     return RMAIB_OK;
@@ -68,14 +93,12 @@ int rmaib_start(rmaib_win_t *w, const int *ranks, int n, int assert)
         return RMAIB_ERR_RMA_SYNC;
     if (w->exposure == RMAIB_EXPOSURE_FENCE)
         w->exposure = RMAIB_EXPOSURE_NONE;
+    int rc = take_group(w, ranks, n, &w->start_ranks, &w->start_cap);
+    if (rc != RMAIB_OK)
+        return rc;
     for (int i = 0; i < n; i++)
-        if (ranks[i] < 0 || ranks[i] >= w->nranks)
-            return RMAIB_ERR_RANK;
-    for (int i = 0; i < n; i++) {
-        w->start_ranks[i] = ranks[i];
-        w->start_state[ranks[i]] = assert & RMAIB_MODE_NOCHECK ? RMAIB_START_READY
-            : RMAIB_START_WAITING;
-    }
+        rmaib_peer_ent(w, ranks[i])->start_state = assert & RMAIB_MODE_NOCHECK
+            ? RMAIB_START_READY : RMAIB_START_WAITING;
     w->nstart = n;
     w->access = RMAIB_ACCESS_START;
     return RMAIB_OK;
@@ -85,12 +108,12 @@ int rmaib_start(rmaib_win_t *w, const int *ranks, int n, int assert)
 int rmaib_pscw_wait_post(rmaib_win_t *w, int target)
 {
     const uint64_t *word = seq_word(w, RMAIB_SEQ_POST, target);
-    rmaib_pscw_count_t *c = &w->pscw[target];
+    rmaib_peer_ent_t *e = rmaib_peer_ent(w, target);
     RMAIB_BACKOFF(bo);
-    while (rmaib_load(word) <= c->posts_seen)
+    while (rmaib_load(word) <= e->pscw.posts_seen)
         rmaib_backoff(&bo);
-    c->posts_seen++;
-    w->start_state[target] = RMAIB_START_READY;
+    e->pscw.posts_seen++;
+    e->start_state = RMAIB_START_READY;
     return RMAIB_OK;
 }
 
@@ -103,12 +126,13 @@ int rmaib_pscw_wait_post(rmaib_win_t *w, int target)
 static int send_complete(rmaib_win_t *w, int target)
 {
     int rc = RMAIB_OK;
-    if (w->atp != w->peers[target].tp)
+    rmaib_peer_ent_t *e = rmaib_peer_ent(w, target);
+    if (w->atp != e->p.tp)
         rc = w->atp->flush(w, target);
     int rc2 = rmaib_ctrl_store(w, target, rmaib_ctrl_seq_off(w->nranks, RMAIB_SEQ_COMPLETE,
                                                              w->rank),
-                               w->pscw[target].completes_sent + 1);
-    w->pscw[target].completes_sent += rc2 == RMAIB_OK;
+                               e->pscw.completes_sent + 1);
+    e->pscw.completes_sent += rc2 == RMAIB_OK;
     return rmaib_first_error(rc, rc2);
 }
 
@@ -118,7 +142,7 @@ int rmaib_complete(rmaib_win_t *w)
     if (w->access != RMAIB_ACCESS_START)
         return RMAIB_ERR_RMA_SYNC;
     for (int i = 0; rc == RMAIB_OK && i < w->nstart; i++)
-        if (w->start_state[w->start_ranks[i]] == RMAIB_START_WAITING)
+        if (rmaib_peer_ent(w, w->start_ranks[i])->start_state == RMAIB_START_WAITING)
             rc = rmaib_pscw_wait_post(w, w->start_ranks[i]);
     if (rc == RMAIB_OK) {       /* every post seen: each target gets its complete */
         for (int i = 0; i < w->nstart; i++) {
@@ -126,7 +150,7 @@ int rmaib_complete(rmaib_win_t *w)
         }
     }
     for (int i = 0; i < w->nstart; i++)
-        w->start_state[w->start_ranks[i]] = RMAIB_START_OUT;
+        rmaib_peer_ent(w, w->start_ranks[i])->start_state = RMAIB_START_OUT;
     w->nstart = 0;
     w->access = RMAIB_ACCESS_NONE;
     return rc;
@@ -137,7 +161,7 @@ static int all_completed(rmaib_win_t *w)
 {
     for (int i = 0; i < w->npost; i++)
         if (rmaib_load(seq_word(w, RMAIB_SEQ_COMPLETE, w->post_ranks[i]))
-            <= w->pscw[w->post_ranks[i]].completes_seen)
+            <= rmaib_peer_ent(w, w->post_ranks[i])->pscw.completes_seen)
             return 0;
     return 1;
 }
@@ -145,7 +169,7 @@ static int all_completed(rmaib_win_t *w)
 static int consume_completes(rmaib_win_t *w)
 {
     for (int i = 0; i < w->npost; i++)
-        w->pscw[w->post_ranks[i]].completes_seen++;
+        rmaib_peer_ent(w, w->post_ranks[i])->pscw.completes_seen++;
     w->exposure = RMAIB_EXPOSURE_NONE;
     return RMAIB_OK;
 }

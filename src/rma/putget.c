@@ -64,7 +64,7 @@ typedef struct xfer_ctx {
 static int xfer_batch(void *ctx, rmaib_seg_t **segs, size_t *n, size_t *cap)
 {
     xfer_ctx_t *x = ctx;
-    const rmaib_tp_ops_t *tp = x->w->peers[x->target].tp;
+    const rmaib_tp_ops_t *tp = rmaib_peer(x->w, x->target)->tp;
     (void) cap;
     int rc = x->is_put ? tp->putv(x->w, x->target, *segs, *n)
         : tp->getv(x->w, x->target, *segs, *n);
@@ -88,8 +88,9 @@ static inline __attribute__((always_inline)) int
 rma_prepare(rmaib_win_t *w, size_t ocount, const rmaib_layout_t *ol, int target, int64_t tdisp,
             size_t tcount, const rmaib_layout_t *tl, int flags, uint64_t *roff)
 {
-    if (target < 0 || target >= w->nranks)
-        return RMAIB_ERR_RANK;
+    int trc = rmaib_target_ok(w, target);
+    if (trc != RMAIB_OK)
+        return trc;
     int rc = rmaib_epoch_ok(w, target, flags);
     if (rc != RMAIB_OK)
         return rc;
@@ -109,7 +110,7 @@ int rmaib_put_general(rmaib_win_t *w, const void *obuf, size_t ocount, const rma
     if (rc != RMAIB_OK || ocount * ol->size == 0)
         return rc;
     if (ol->contig && tl->contig)
-        return w->peers[target].tp->put(w, target, roff, obuf, ocount * ol->size);
+        return rmaib_peer(w, target)->tp->put(w, target, roff, obuf, ocount * ol->size);
     return xfer_generic(w, target, (char *) obuf, ocount, ol, roff, tcount, tl, 1);
 }
 
@@ -153,7 +154,7 @@ int rmaib_get_counted(rmaib_win_t *w, void *obuf, size_t ocount, const rmaib_lay
     int rc = rma_prepare(w, ocount, ol, target, tdisp, tcount, tl, flags, &roff);
     if (rc != RMAIB_OK)
         return rc;
-    const rmaib_tp_ops_t *tp = w->peers[target].tp;
+    const rmaib_tp_ops_t *tp = rmaib_peer(w, target)->tp;
     size_t bytes = ocount * ol->size;
     int contig = ol->contig && tl->contig;
     if (bytes != 0 && tp->get_notify) {
@@ -185,7 +186,7 @@ int rmaib_get_general(rmaib_win_t *w, void *obuf, size_t ocount, const rmaib_lay
     if (rc != RMAIB_OK || ocount * ol->size == 0)
         return rc;
     if (ol->contig && tl->contig)
-        return w->peers[target].tp->get(w, target, roff, obuf, ocount * ol->size);
+        return rmaib_peer(w, target)->tp->get(w, target, roff, obuf, ocount * ol->size);
     return xfer_generic(w, target, obuf, ocount, ol, roff, tcount, tl, 0);
 }
 

@@ -23,11 +23,12 @@ static inline int rmaib_xfer_fast(rmaib_win_t *w, size_t ocount, const rmaib_lay
                                   const rmaib_layout_t *tl, uint64_t *roff, size_t *len)
 {
     int access = rmaib_access(w);       /* (mt: another thread may change it) */
+    const rmaib_peer_t *pe;
     *len = ocount * ol->size;
     return w->flavor != RMAIB_FLAVOR_DYNAMIC && ol->contig && tl->contig
         && (unsigned) target < (unsigned) w->nranks
-        && (access == RMAIB_ACCESS_LOCK_ALL
-            || (access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type))
+        && (pe = rmaib_peer_lookup(w, target)) != NULL
+        && (access == RMAIB_ACCESS_LOCK_ALL || (access == RMAIB_ACCESS_LOCK && pe->lock_type))
         && *len != 0 && *len == tcount * tl->size
         && rmaib_target_base(w, target, tdisp, tcount, tl, roff) == RMAIB_OK;
 }
@@ -47,7 +48,7 @@ rmaib_put_inline(rmaib_win_t *w, const void *obuf, size_t ocount, const rmaib_la
     uint64_t roff;
     size_t len;
     if (rmaib_xfer_fast(w, ocount, ol, target, tdisp, tcount, tl, &roff, &len))
-        return w->peers[target].tp->put(w, target, roff, obuf, len);
+        return rmaib_peer(w, target)->tp->put(w, target, roff, obuf, len);
     return rmaib_put_general(w, obuf, ocount, ol, target, tdisp, tcount, tl, flags);
 }
 
@@ -58,7 +59,7 @@ rmaib_get_inline(rmaib_win_t *w, void *obuf, size_t ocount, const rmaib_layout_t
     uint64_t roff;
     size_t len;
     if (rmaib_xfer_fast(w, ocount, ol, target, tdisp, tcount, tl, &roff, &len))
-        return w->peers[target].tp->get(w, target, roff, obuf, len);
+        return rmaib_peer(w, target)->tp->get(w, target, roff, obuf, len);
     return rmaib_get_general(w, obuf, ocount, ol, target, tdisp, tcount, tl, flags);
 }
 
@@ -92,11 +93,11 @@ static inline int rmaib_acc_run_fast(rmaib_win_t *w, const rmaib_layout_t *l, in
     size_t es = rmaib_basic_size(l->basic);
     if (!w->local_fast || w->flavor == RMAIB_FLAVOR_DYNAMIC || !l->contig || l->size != es
         || count - 1 >= RMAIB_ELEM_RUN || (unsigned) target >= (unsigned) w->nranks
-        || !w->peers[target].elem_native || !rmaib_cpu_atomic_type[l->basic]
+        || !rmaib_peer(w, target)->elem_native || !rmaib_cpu_atomic_type[l->basic]
         || !rmaib_passive_covers(w, target))
         return 0;
     /* rmaib_target_base for a contiguous run of at most a block: [base, base + len) */
-    const rmaib_peer_t *pe = &w->peers[target];
+    const rmaib_peer_t *pe = rmaib_peer(w, target);
     size_t len = count * es;
     int64_t base;
     if (__builtin_mul_overflow(tdisp, (int64_t) pe->disp_unit, &base) || base < 0

@@ -13,7 +13,7 @@ static inline int rmaib_ctrl_op(rmaib_win_t *w, int peer, size_t off, rmaib_aop_
                                 uint64_t operand, uint64_t compare, uint64_t *result)
 {
     rmaib_stat_add(w, &w->stat_remote_ops, peer != w->rank);
-    char *mapped = w->peers[peer].ctrl_mapped;
+    char *mapped = rmaib_peer(w, peer)->ctrl_mapped;
     if (mapped) {
         uint64_t old = rmaib_cpu_ctrl_atomic(mapped + off, op, operand, compare);
         if (result)
@@ -29,20 +29,20 @@ static inline int rmaib_ctrl_op(rmaib_win_t *w, int peer, size_t off, rmaib_aop_
 static inline int rmaib_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_t value)
 {
     if (peer == w->rank) {
-        int rc = w->peers[peer].tp->flush(w, peer);
+        int rc = rmaib_peer(w, peer)->tp->flush(w, peer);
         if (rc == RMAIB_OK)
             __atomic_store_n((uint64_t *) ((char *) w->my_ctrl + off), value, __ATOMIC_RELEASE);
         return rc;
     }
-    return w->peers[peer].tp->ctrl_store(w, peer, off, value);
+    return rmaib_peer(w, peer)->tp->ctrl_store(w, peer, off, value);
 }
 
 
 /* Two fetching control-block atomics at once (transport ctrl_atomic2). */
 static inline int rmaib_ctrl_op2(rmaib_win_t *w, const rmaib_ctrl_req_t req[2])
 {
-    if (w->atp->ctrl_atomic2 && !w->peers[req[0].peer].ctrl_mapped
-        && !w->peers[req[1].peer].ctrl_mapped) {
+    if (w->atp->ctrl_atomic2 && !rmaib_peer(w, req[0].peer)->ctrl_mapped
+        && !rmaib_peer(w, req[1].peer)->ctrl_mapped) {
         rmaib_stat_add(w, &w->stat_remote_ops, (uint64_t) (req[0].peer != w->rank)
                        + (uint64_t) (req[1].peer != w->rank));
         return w->atp->ctrl_atomic2(w, req);
@@ -54,6 +54,16 @@ static inline int rmaib_ctrl_op2(rmaib_win_t *w, const rmaib_ctrl_req_t req[2])
     return rc;
 }
 
+/* The target of an operation: a rank of the group, whose entry is open from now
+ * on (RMAIB_ERR_NO_MEM if it cannot be). */
+static inline int rmaib_target_ok(rmaib_win_t *w, int target)
+{
+    if ((unsigned) target >= (unsigned) w->nranks)
+        return RMAIB_ERR_RANK;
+    rmaib_peer_t *pe;
+    return __builtin_expect(w->peers != NULL, 1) ? RMAIB_OK : rmaib_peer_open(w, target, &pe);
+}
+
 /* Shared between the synchronisation files. */
 int rmaib_epoch_check_target(rmaib_win_t *w, int target, int flags);
 /* Remote completion of what this process issued to target: through its transport
@@ -62,7 +72,7 @@ int rmaib_epoch_check_target(rmaib_win_t *w, int target, int flags);
  * holds any error they met. */
 static inline int rmaib_flush_target(rmaib_win_t *w, int target)
 {
-    const rmaib_tp_ops_t *tp = w->peers[target].tp;
+    const rmaib_tp_ops_t *tp = rmaib_peer(w, target)->tp;
     if (w->atp == tp)
         return tp->flush(w, target);
     int rc = tp->flush(w, target);
@@ -82,7 +92,7 @@ static inline int rmaib_target_base(rmaib_win_t *w, int target, int64_t tdisp, s
 {
     if (w->flavor == RMAIB_FLAVOR_DYNAMIC)
         return rmaib_target_base_dynamic(w, target, tdisp, count, lay, roff);
-    const rmaib_peer_t *pe = &w->peers[target];
+    const rmaib_peer_t *pe = rmaib_peer(w, target);
     int64_t base, lo, hi;
     if (__builtin_mul_overflow(tdisp, (int64_t) pe->disp_unit, &base))
         return RMAIB_ERR_RMA_RANGE;
@@ -98,7 +108,7 @@ static inline int rmaib_passive_covers(const rmaib_win_t *w, int target)
 {
     int access = rmaib_access(w);
     return access == RMAIB_ACCESS_LOCK_ALL
-        || (access == RMAIB_ACCESS_LOCK && w->peers[target].lock_type);
+        || (access == RMAIB_ACCESS_LOCK && rmaib_peer(w, target)->lock_type);
 }
 
 /* The hot half of the epoch check: a passive epoch covering target. */
@@ -147,12 +157,12 @@ int rmaib_global_excl_local_wait(rmaib_win_t *w, int target, uint64_t old, uint6
 static inline int rmaib_global_excl_local_try(rmaib_win_t *w, int target, uint64_t *old,
                                               uint64_t *g)
 {
-    *old = rmaib_cpu_ctrl_atomic(w->peers[target].ctrl_mapped + RMAIB_CTRL_OFF(lock),
+    *old = rmaib_cpu_ctrl_atomic(rmaib_peer(w, target)->ctrl_mapped + RMAIB_CTRL_OFF(lock),
                                  RMAIB_AOP_CAS, RMAIB_LOCK_WRITER, 0);
     *g = 0;
     if (*old != 0)
         return 0;
-    *g = rmaib_cpu_ctrl_atomic(w->peers[RMAIB_LOCK_MASTER].ctrl_mapped
+    *g = rmaib_cpu_ctrl_atomic(rmaib_peer(w, RMAIB_LOCK_MASTER)->ctrl_mapped
                                + RMAIB_CTRL_OFF(global_lock), RMAIB_AOP_READ, 0, 0);
     return !(*g & RMAIB_GLOBAL_ALL_MASK);
 }

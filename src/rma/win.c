@@ -61,35 +61,35 @@ static uint64_t node_key(int flavor)
     return h;
 }
 
-/* Frees the window and its per-peer arrays, once the transports let go of it
+/* Frees the window, its peer table and directory, once the transports let go of it
  * (NULL is fine). */
 static void win_delete(rmaib_win_t *w)
 {
     if (!w)
         return;
-    free(w->peers);
+    rmaib_peer_table_free(w);
+    free(w->dir.sizes);
+    free(w->dir.disp_units);
+    free(w->dir.notify_nums);
+    free(w->dir.nodes);
+    free(w->local_ranks);
     free((void *) w->notify_local);
-    free(w->start_state);
-    free(w->pscw);
     free(w->start_ranks);
     free(w->post_ranks);
-    free(w->dyn_seen);
     pthread_mutex_destroy(&w->epoch_lock);
     free(w);
 }
 
-/* The window as the arguments describe it, with its per-peer arrays; NULL if
- * memory ran out. */
+/* The window as the arguments describe it; NULL if memory ran out. */
 static rmaib_win_t *win_new(const rmaib_win_args_t *a)
 {
-    int p = a->nranks;
     rmaib_win_t *w = calloc(1, sizeof *w);
 
     if (!w)
         return NULL;
     w->flavor = a->flavor;
     w->rank = a->rank;
-    w->nranks = p;
+    w->nranks = a->nranks;
     w->hcomm = a->hcomm;
     w->base = a->flavor == RMAIB_FLAVOR_CREATE ? a->base : NULL;
     w->size = a->flavor == RMAIB_FLAVOR_DYNAMIC ? 0 : a->size;
@@ -103,41 +103,108 @@ static rmaib_win_t *win_new(const rmaib_win_args_t *a)
     w->mt = rmaib_host_thread_multiple();
     pthread_mutex_init(&w->epoch_lock, NULL);
     w->map_user = a->map_user && rmaib_config.map_user_memory;
-    w->peers = calloc((size_t) p, sizeof *w->peers);
-    w->start_state = calloc((size_t) p, 1);
-    w->pscw = calloc((size_t) p, sizeof *w->pscw);
-    w->start_ranks = malloc(sizeof(int) * (size_t) p);
-    w->post_ranks = malloc(sizeof(int) * (size_t) p);
-    if (a->flavor == RMAIB_FLAVOR_DYNAMIC && !w->mt)
-        w->dyn_seen = calloc((size_t) p, sizeof *w->dyn_seen);
-    if (!w->peers || !w->start_state || !w->pscw || !w->start_ranks || !w->post_ranks
-        || (a->flavor == RMAIB_FLAVOR_DYNAMIC && !w->mt && !w->dyn_seen)) {
-        win_delete(w);
-        return NULL;
-    }
     return w;
 }
 
-/* The peers as the exchange told them; nodes are numbered in order of first
- * appearance of their key. */
-static void win_set_peers(rmaib_win_t *w, const peer_info_t *all)
+/* The directory's per-rank arrays, made before the exchange so that a rank short of
+ * memory says so in it; those the exchange shows to be needless go again. */
+static int dir_alloc(rmaib_win_t *w)
 {
+    size_t p = (size_t) w->nranks;
+    w->dir.sizes = malloc(p * sizeof *w->dir.sizes);
+    w->dir.disp_units = malloc(p * sizeof *w->dir.disp_units);
+    w->dir.nodes = malloc(p * sizeof *w->dir.nodes);
+    return w->dir.sizes && w->dir.disp_units && w->dir.nodes ? RMAIB_OK : RMAIB_ERR_NO_MEM;
+}
+
+/* Nodes numbered in order of first appearance of their key, through a hash from key
+ * to node: O(P).  RMAIB_ERR_NO_MEM without room for the hash. */
+static int number_nodes(rmaib_win_t *w, const peer_info_t *all, int32_t *node)
+{
+    unsigned bits = 1;
+    while (((size_t) 1 << bits) < 2 * (size_t) w->nranks)
+        bits++;
+    size_t mask = ((size_t) 1 << bits) - 1;
+    struct { uint64_t key; int32_t node; } *h = calloc(mask + 1, sizeof *h);
+    if (!h)
+        return RMAIB_ERR_NO_MEM;
+    w->nnodes = 0;
     for (int r = 0; r < w->nranks; r++) {
-        rmaib_peer_t *pe = &w->peers[r];
-        pe->size = all[r].size;
-        pe->base = all[r].base;
-        pe->pid = all[r].pid;
-        pe->disp_unit = all[r].disp_unit;
-        pe->node = -1;
-        for (int q = 0; q < r; q++)
-            if (all[q].node_key == all[r].node_key) {
-                pe->node = w->peers[q].node;
-                break;
-            }
-        if (pe->node < 0)
-            pe->node = w->nnodes++;
+        uint64_t k = all[r].node_key;
+        size_t i = (size_t) ((k * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - bits));
+        while (h[i].node && h[i].key != k)      /* (node + 1 in the hash: 0 is empty) */
+            i = (i + 1) & mask;
+        if (!h[i].node) {
+            h[i].key = k;
+            h[i].node = ++w->nnodes;
+        }
+        node[r] = h[i].node - 1;
     }
-    w->mynode = w->peers[w->rank].node;
+    free(h);
+    return RMAIB_OK;
+}
+
+/* The directory from the exchange, keeping per rank only what differs between
+ * ranks: a symmetric window (equal sizes and displacement units) with nodes of
+ * consecutive ranks keeps nothing per rank; and the node-local ranks. */
+static int win_set_dir(rmaib_win_t *w, const peer_info_t *all)
+{
+    rmaib_peer_dir_t *d = &w->dir;
+    int p = w->nranks, same_size = 1, same_disp = 1, block = 0, blocks = 1;
+    int rc = number_nodes(w, all, d->nodes);
+    if (rc != RMAIB_OK)
+        return rc;
+    w->mynode = d->nodes[w->rank];
+    for (int r = 0; r < p; r++) {
+        d->sizes[r] = all[r].size;
+        d->disp_units[r] = all[r].disp_unit;
+        same_size &= all[r].size == all[0].size;
+        same_disp &= all[r].disp_unit == all[0].disp_unit;
+        w->nlocal += d->nodes[r] == w->mynode;
+    }
+    while (block < p && d->nodes[block] == 0)
+        block++;
+    for (int r = 0; r < p; r++)
+        blocks &= d->nodes[r] == r / block;
+    if (!(w->local_ranks = malloc(sizeof(int) * (size_t) w->nlocal)))
+        return RMAIB_ERR_NO_MEM;
+    for (int r = 0, i = 0; r < p; r++)
+        if (d->nodes[r] == w->mynode)
+            w->local_ranks[i++] = r;
+    d->size = all[0].size;
+    d->disp_unit = all[0].disp_unit;
+    d->node_block = block;
+    if (same_size) {
+        free(d->sizes);
+        d->sizes = NULL;
+    }
+    if (same_disp) {
+        free(d->disp_units);
+        d->disp_units = NULL;
+    }
+    if (blocks) {
+        free(d->nodes);
+        d->nodes = NULL;
+    }
+    return RMAIB_OK;
+}
+
+/* The peer table, with the node-local ranks' entries, which the node backend fills
+ * in at its set-up, from what they told. */
+static int win_set_peers(rmaib_win_t *w, const peer_info_t *all)
+{
+    int rc = rmaib_peer_table_init(w, w->nnodes == 1 && w->tp_local == w->atp
+                                   && w->atp->reach == RMAIB_TP_NODE);
+    for (int i = 0; rc == RMAIB_OK && i < w->nlocal; i++) {
+        int r = w->local_ranks[i];
+        rmaib_peer_t *pe;
+        rc = rmaib_peer_open(w, r, &pe);
+        if (rc == RMAIB_OK) {
+            pe->base = all[r].base;
+            pe->pid = all[r].pid;
+        }
+    }
+    return rc;
 }
 
 static void win_describe(rmaib_win_t *w)
@@ -157,7 +224,7 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
 
     *out = NULL;
     mine.status = rc != RMAIB_OK ? rc : a->status;
-    if (!w)
+    if (!w || dir_alloc(w) != RMAIB_OK)
         mine.status = RMAIB_ERR_NO_MEM;
     if (p > RMAIB_SMALL_GROUP && !(all = malloc(sizeof *all * (size_t) p)))
         mine.status = RMAIB_ERR_NO_MEM;
@@ -183,26 +250,30 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
     if (rc != RMAIB_OK)
         goto fn_fail;
 
-    win_set_peers(w, all);
+    int on_host = 0;
     for (int r = 0; r < p; r++) {
         if (all[r].max_notify > w->notify_max)
             w->notify_max = all[r].max_notify;
         if (all[r].lock_alg == RMAIB_LOCKALG_MCS)
             w->lock_alg = RMAIB_LOCKALG_MCS;
-    }
-    int on_host = 0;
-    for (int r = 0; r < p; r++)
         on_host += all[r].host_key == mine.host_key;
+    }
     rmaib_note_host_ranks(on_host);
 
-    rc = rmaib_transport_win_init(w);
+    /* What fails from here on fails on one rank alone: the transports' choice agrees
+     * on it, with whether the network started, before anyone goes on. */
+    int st = win_set_dir(w, all);
+    rc = rmaib_transport_choose(w, st);
+    if (rc == RMAIB_OK)
+        rc = win_set_peers(w, all);
+    if (rc == RMAIB_OK)
+        rc = rmaib_transport_win_init(w);
     if (rc != RMAIB_OK)
         goto fn_fail;
     w->excl_local = w->lock_alg == RMAIB_LOCKALG_TAS && w->nnodes == 1
         && w->ctrl_cpu == RMAIB_CTRL_CPU_ALL;
-    w->local_fast = w->excl_local && !w->mt && !w->stats && w->atp->complete_at_issue;
-    for (int r = 0; r < p; r++)
-        w->local_fast &= w->peers[r].tp == w->atp;
+    w->local_fast = w->excl_local && !w->mt && !w->stats && w->atp->complete_at_issue
+        && w->peers && w->tp_local == w->atp;
     win_describe(w);
     *out = w;
 
@@ -305,7 +376,7 @@ int rmaib_win_detach(rmaib_win_t *w, const void *base)
  * through the atomics transport's bulk read, retrying a torn copy. */
 int rmaib_dynamic_range_ok(rmaib_win_t *w, int target, uint64_t lo, uint64_t hi)
 {
-    rmaib_dyn_seen_t *seen = w->dyn_seen ? &w->dyn_seen[target] : NULL;
+    rmaib_dyn_seen_t *seen = w->mt ? NULL : &rmaib_peer_ent(w, target)->dyn;
     if (seen && lo >= seen->lo && hi <= seen->hi && lo < seen->hi) {
         uint64_t gen;           /* one word where the table is not read again */
         int rc = w->atp->ctrl_read(w, target, RMAIB_CTRL_OFF(attach_gen), &gen, sizeof gen);
@@ -364,7 +435,7 @@ int rmaib_win_shared_query(rmaib_win_t *w, int rank, size_t *size, int *disp_uni
         return RMAIB_ERR_RANK;
     if (rank == -1) {           /* MPI_PROC_NULL: the lowest rank with memory */
         for (int r = 0; r < w->nranks; r++)
-            if (w->peers[r].size > 0) {
+            if (rmaib_peer_dir_size(w, r) > 0) {
                 rank = r;
                 break;
             }
@@ -375,15 +446,15 @@ int rmaib_win_shared_query(rmaib_win_t *w, int rank, size_t *size, int *disp_uni
             return RMAIB_OK;
         }
     }
-    rmaib_peer_t *pe = &w->peers[rank];
     /* A rank that exposes nothing, or whose memory is out of reach, has no base
      * (MPICH answers NULL too; its address in the segment would be a neighbour's). */
-    if (pe->node != w->mynode || pe->size == 0) {
+    if (rmaib_peer_node(w, rank) != w->mynode || rmaib_peer_dir_size(w, rank) == 0) {
         *size = 0;
-        *disp_unit = pe->disp_unit;
+        *disp_unit = rmaib_peer_dir_disp_unit(w, rank);
         *base = NULL;
         return RMAIB_OK;
     }
+    const rmaib_peer_t *pe = rmaib_peer(w, rank);       /* (local: open since creation) */
     *size = pe->size;
     *disp_unit = pe->disp_unit;
     *base = (void *) (uintptr_t) pe->base;

@@ -2,6 +2,7 @@
 librmaib_core_la_SOURCES += \
 	src/transport/transport.h \
 	src/transport/transport.c \
+	src/transport/peer.c \
 	src/transport/shm_impl.h \
 	src/transport/shm.c \
 	src/transport/shm_acc.c \

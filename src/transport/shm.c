@@ -59,35 +59,48 @@ static int agree(rmaib_win_t *w, int mine)
     return rmaib_host_agree(w->hcomm, w->nranks, mine);
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+    return (*(const int *) a > *(const int *) b) - (*(const int *) a < *(const int *) b);
+}
+
+/* rank's place among the node's ranks (it is one of them). */
+static int local_index(const rmaib_win_t *w, int rank)
+{
+    const int *at = bsearch(&rank, w->local_ranks, (size_t) w->nlocal, sizeof rank, cmp_int);
+    return (int) (at - w->local_ranks);
+}
+
+shm_peer_t *rmaib_shm_peer(const rmaib_win_t *w, int rank)
+{
+    return &((shm_win_t *) w->shm)->peers[local_index(w, rank)];
+}
+
 /* Layout: the local control blocks, then (page-aligned) the local window memory.
  * Shared windows are contiguous by default: rank r+1's memory starts right after
  * rank r's.  Otherwise each part starts on its own cache line or page.  Control
  * blocks, each followed by its accumulate stripes (shm_acc.c), get their offsets
- * in s->peers[r].ctrl (fixed up after mmap), data in data_off[r]; returns the node's lowest rank, which creates the segment. */
+ * in s->peers[i].ctrl (fixed up after mmap), data in data_off[i], for the i-th
+ * local rank; returns the node's lowest rank, which creates the segment. */
 static int shm_layout(rmaib_win_t *w, shm_win_t *s, size_t *data_off, int has_data)
 {
-    int p = w->nranks, leader = -1;
     size_t off = 0;
-    for (int r = 0; r < p; r++)
-        if (w->peers[r].node == w->mynode) {
-            if (leader < 0)
-                leader = r;
-            s->peers[r].ctrl = (char *) off;   /* fixed up after mmap */
-            off += rmaib_ctrl_size(p, w->notify_max) + SHM_ACC_STRIPES_SIZE
-                + rmaib_shm_dyn_table_size(w);
-        }
+    for (int i = 0; i < w->nlocal; i++) {
+        s->peers[i].ctrl = (char *) off;       /* fixed up after mmap */
+        off += rmaib_ctrl_size(w->nranks, w->notify_max) + SHM_ACC_STRIPES_SIZE
+            + rmaib_shm_dyn_table_size(w);
+    }
     off = align_up(off, 4096);
-    for (int r = 0; has_data && r < p; r++)
-        if (w->peers[r].node == w->mynode) {
-            if (w->flavor == RMAIB_FLAVOR_ALLOCATE)
-                off = align_up(off, RMAIB_CACHELINE);
-            else if (w->noncontig)
-                off = align_up(off, 4096);
-            data_off[r] = off;
-            off += w->peers[r].size;
-        }
+    for (int i = 0; has_data && i < w->nlocal; i++) {
+        if (w->flavor == RMAIB_FLAVOR_ALLOCATE)
+            off = align_up(off, RMAIB_CACHELINE);
+        else if (w->noncontig)
+            off = align_up(off, 4096);
+        data_off[i] = off;
+        off += rmaib_peer(w, w->local_ranks[i])->size;
+    }
     s->seg_size = align_up(off ? off : 1, 4096);
-    return leader;
+    return w->local_ranks[0];
 }
 
 /* The leader's new segment, named in hello (a /proc path unless named), or -1
@@ -136,12 +149,13 @@ static int shm_map(shm_win_t *s, int fd, const char *name)
     return rc;
 }
 
-/* Is r the lowest rank of its node (which makes the node's segment)? */
-static int node_leader(const rmaib_win_t *w, int r)
+/* Nodes are numbered in order of their lowest rank (win.c): called for r = 0, 1, ...
+ * in turn, is r its node's lowest rank, which makes the node's segment? */
+static int node_leader(const rmaib_win_t *w, int r, int *nodes_seen)
 {
-    for (int q = 0; q < r; q++)
-        if (w->peers[q].node == w->peers[r].node)
-            return 0;
+    if (rmaib_peer_node(w, r) < *nodes_seen)
+        return 0;
+    ++*nodes_seen;
     return 1;
 }
 
@@ -157,16 +171,19 @@ static int shm_segment(rmaib_win_t *w, shm_win_t *s, shm_hello_t *hello, shm_hel
     if (hello->status == RMAIB_OK && w->rank == leader)
         fd = shm_create(s, hello, named);
     rc = rmaib_host_allgather(w->hcomm, hello, hellos, sizeof *hello);
-    if (rc == RMAIB_OK)
-        *retry = 1;
-    for (int r = 0; rc == RMAIB_OK && r < w->nranks; r++)
+    /* Retry only where every rank that failed is a node's leader. */
+    int failed = RMAIB_OK, leaders = 1;
+    for (int r = 0, seen = 0; rc == RMAIB_OK && r < w->nranks; r++) {
+        int lead = node_leader(w, r, &seen);
         if (hellos[r].status != RMAIB_OK) {
-            rc = hellos[r].status;
-            *retry = node_leader(w, r);
+            failed = hellos[r].status;
+            leaders &= lead;
         }
-    for (int r = 0; *retry && r < w->nranks; r++)
-        if (hellos[r].status != RMAIB_OK && !node_leader(w, r))
-            *retry = 0;
+    }
+    if (rc == RMAIB_OK) {
+        *retry = leaders;
+        rc = failed;
+    }
     if (rc == RMAIB_OK) {
         rc = agree(w, shm_map(s, fd, hellos[leader].name));  /* also "all have mapped it" */
         if (rc != RMAIB_OK && s->seg) {
@@ -187,10 +204,7 @@ static int shm_segment(rmaib_win_t *w, shm_win_t *s, shm_hello_t *hello, shm_hel
 static int cma_needs_ptracer(const rmaib_win_t *w, int has_data)
 {
     static _Atomic int scope = -2;
-    int local = 0;
-    for (int r = 0; r < w->nranks; r++)
-        local += w->peers[r].node == w->mynode;
-    if ((has_data && !w->cma_peers) || local < 2)
+    if ((has_data && !w->cma_peers) || w->nlocal < 2)
         return 0;
     if (scope == -2)
         scope = rmaib_yama_scope(RMAIB_YAMA_SCOPE_PATH);
@@ -202,10 +216,10 @@ static int cma_needs_ptracer(const rmaib_win_t *w, int has_data)
 static void cma_allow_peers(const rmaib_win_t *w, const shm_hello_t *hellos, const int64_t *mine)
 {
     int n = 0, idx = -1;
-    int64_t *chains = malloc(sizeof hellos->anc * (size_t) w->nranks);
-    for (int r = 0; chains && r < w->nranks; r++)
-        if (w->peers[r].node == w->mynode)
-            memcpy(chains + (size_t) RMAIB_PTRACER_DEPTH * n++, hellos[r].anc, sizeof hellos->anc);
+    int64_t *chains = malloc(sizeof hellos->anc * (size_t) w->nlocal);
+    for (int i = 0; chains && i < w->nlocal; i++)
+        memcpy(chains + (size_t) RMAIB_PTRACER_DEPTH * n++, hellos[w->local_ranks[i]].anc,
+               sizeof hellos->anc);
     if (chains)
         idx = rmaib_ptracer_pick(mine, chains, n);
     free(chains);
@@ -220,43 +234,43 @@ static void cma_allow_peers(const rmaib_win_t *w, const shm_hello_t *hellos, con
 /* Each local peer's control block and data, as mapped; and the window's. */
 static void shm_fill_peers(rmaib_win_t *w, shm_win_t *s, const size_t *data_off, int has_data)
 {
-    for (int r = 0; r < w->nranks; r++) {
-        shm_peer_t *sp = &s->peers[r];
-        if (w->peers[r].node != w->mynode)
-            continue;
+    for (int i = 0; i < w->nlocal; i++) {
+        int r = w->local_ranks[i];
+        shm_peer_t *sp = &s->peers[i];
+        rmaib_peer_t *pe = rmaib_peer(w, r);    /* (open since creation) */
         sp->ctrl = (char *) s->seg + (uintptr_t) sp->ctrl;
         sp->stripes = sp->ctrl + rmaib_ctrl_size(w->nranks, w->notify_max);
         if (rmaib_shm_dyn_table_size(w))
             sp->dyn = (shm_dyn_table_t *) (sp->stripes + SHM_ACC_STRIPES_SIZE);
-        sp->pid = w->peers[r].pid;
+        sp->pid = pe->pid;
         sp->dlo = sp->alo = 1;  /* empty ranges, until set */
         sp->dhi = sp->ahi = 0;
         if (has_data) {
             sp->dlo = sp->alo = 0;
             sp->dhi = sp->ahi = UINT64_MAX;
-            sp->dbase = (uintptr_t) s->seg + data_off[r];
+            sp->dbase = (uintptr_t) s->seg + data_off[i];
         } else if (r == w->rank) {
             sp->dlo = 0;        /* own memory: dynamic offsets are addresses */
             sp->dhi = UINT64_MAX;
             sp->dbase = w->flavor == RMAIB_FLAVOR_DYNAMIC ? 0 : (uintptr_t) w->base;
         } else {
-            sp->va = w->flavor == RMAIB_FLAVOR_DYNAMIC ? 0 : w->peers[r].base;
+            sp->va = w->flavor == RMAIB_FLAVOR_DYNAMIC ? 0 : pe->base;
         }
-        if (w->peers[r].tp == &rmaib_shm_ops)
-            w->peers[r].tpp = sp;
+        if (pe->tp == &rmaib_shm_ops)
+            pe->tpp = sp;
         if (w->ctrl_cpu == RMAIB_CTRL_CPU_ALL
             || (w->ctrl_cpu == RMAIB_CTRL_CPU_SELF && r == w->rank))
-            w->peers[r].ctrl_mapped = sp->ctrl;
+            pe->ctrl_mapped = sp->ctrl;
         /* (data_off: aligned for any element, so an offset aligned is an address) */
-        w->peers[r].elem_native = w->ctrl_cpu == RMAIB_CTRL_CPU_ALL && has_data && !sp->dyn
+        pe->elem_native = w->ctrl_cpu == RMAIB_CTRL_CPU_ALL && has_data && !sp->dyn
             && sp->dbase % 16 == 0;
     }
-    w->my_ctrl = (struct rmaib_ctrl *) s->peers[w->rank].ctrl;
+    shm_peer_t *me = &s->peers[local_index(w, w->rank)];
+    w->my_ctrl = (struct rmaib_ctrl *) me->ctrl;
     if (has_data) {
-        w->base = (void *) s->peers[w->rank].dbase;
-        for (int r = 0; r < w->nranks; r++)
-            if (w->peers[r].node == w->mynode)
-                w->peers[r].base = s->peers[r].dbase;
+        w->base = (void *) me->dbase;
+        for (int i = 0; i < w->nlocal; i++)
+            rmaib_peer(w, w->local_ranks[i])->base = s->peers[i].dbase;
     }
 }
 
@@ -271,8 +285,8 @@ typedef struct umem_hello {
 /* Our pages back to private memory, the peers' unmapped, every range as before. */
 static void umem_undo(rmaib_win_t *w, shm_win_t *s)
 {
-    for (int r = 0; r < w->nranks; r++) {
-        shm_peer_t *sp = &s->peers[r];
+    for (int i = 0; i < w->nlocal; i++) {
+        shm_peer_t *sp = &s->peers[i];
         if (sp->umap) {
             munmap(sp->umap, sp->umap_len);
             sp->umap = NULL;
@@ -312,7 +326,7 @@ static int umem_map_peer(shm_peer_t *sp, const umem_hello_t *h)
  * before any range is used.  Failing to map is no error: process_vm_* still works. */
 static int umem_setup(rmaib_win_t *w, shm_win_t *s)
 {
-    int p = w->nranks, local = 0, node_ok = 1, fd = -1;
+    int p = w->nranks, local = 0, node_ok = 1, fd = -1, li;
     umem_hello_t mine = { .state = UMEM_NONE }, small[RMAIB_SMALL_GROUP], *all = small;
     char why[200] = "";
     if (w->nnodes == p)         /* no rank shares a node: every rank skips alike */
@@ -324,8 +338,8 @@ static int umem_setup(rmaib_win_t *w, shm_win_t *s)
         free(all);
         return RMAIB_OK;
     }
-    for (int r = 0; r < p; r++)         /* (RMAIB_TRANSPORT=ofi: none) */
-        local += w->peers[r].node == w->mynode && w->peers[r].tp == &rmaib_shm_ops;
+    for (int i = 0; i < w->nlocal; i++)         /* (RMAIB_TRANSPORT=ofi: none) */
+        local += rmaib_peer(w, w->local_ranks[i])->tp == &rmaib_shm_ops;
     if (!w->map_user) {
         mine.state = UMEM_REFUSED;
     } else if (local > 1) {
@@ -338,22 +352,25 @@ static int umem_setup(rmaib_win_t *w, shm_win_t *s)
                            "process_vm: %s", w->base, w->size, why);
     }
     rc = rmaib_host_allgather(w->hcomm, &mine, all, sizeof mine);
-    for (int r = 0; rc == RMAIB_OK && r < p; r++)
-        if (w->peers[r].node == w->mynode && all[r].state == UMEM_REFUSED)
+    for (li = 0; rc == RMAIB_OK && li < w->nlocal; li++)
+        if (all[w->local_ranks[li]].state == UMEM_REFUSED)
             node_ok = 0;
     int st = RMAIB_OK;
-    for (int r = 0; rc == RMAIB_OK && node_ok && st == RMAIB_OK && r < p; r++)
-        if (r != w->rank && w->peers[r].node == w->mynode && all[r].state == UMEM_MAPPED)
-            st = umem_map_peer(&s->peers[r], &all[r]);
+    for (li = 0; rc == RMAIB_OK && node_ok && st == RMAIB_OK && li < w->nlocal; li++) {
+        int r = w->local_ranks[li];
+        if (r != w->rank && all[r].state == UMEM_MAPPED)
+            st = umem_map_peer(&s->peers[li], &all[r]);
+    }
     if (rc == RMAIB_OK)
         rc = agree(w, st);
     if (rc != RMAIB_OK || !node_ok) {
         umem_undo(w, s);
         goto fn_exit;
     }
-    for (int r = 0; r < p; r++) {
-        shm_peer_t *sp = &s->peers[r];
-        if (w->peers[r].node != w->mynode || all[r].state != UMEM_MAPPED)
+    for (li = 0; li < w->nlocal; li++) {
+        int r = w->local_ranks[li];
+        shm_peer_t *sp = &s->peers[li];
+        if (all[r].state != UMEM_MAPPED)
             continue;
         sp->alo = all[r].lo;
         sp->ahi = all[r].hi;
@@ -377,8 +394,8 @@ static int shm_win_init(rmaib_win_t *w)
     shm_hello_t hello = { .status = RMAIB_OK }, small[RMAIB_SMALL_GROUP], *hellos = small;
     size_t *data_off = NULL;
 
-    shm_win_t *s = calloc(1, sizeof *s + sizeof(shm_peer_t) * (size_t) p);
-    data_off = calloc((size_t) p, sizeof *data_off);
+    shm_win_t *s = calloc(1, sizeof *s + sizeof(shm_peer_t) * (size_t) w->nlocal);
+    data_off = calloc((size_t) w->nlocal, sizeof *data_off);
     if (p > RMAIB_SMALL_GROUP)
         hellos = malloc(sizeof *hellos * (size_t) p);
     if (!s || !data_off || !hellos)
@@ -434,8 +451,8 @@ static void shm_win_fini(rmaib_win_t *w)
     shm_win_t *s = w->shm;
     if (!s)
         return;
-    for (int r = 0; r < w->nranks; r++)
-        w->peers[r].ctrl_mapped = NULL;
+    for (int i = 0; i < w->nlocal; i++)
+        rmaib_peer(w, w->local_ranks[i])->ctrl_mapped = NULL;
     umem_undo(w, s);
     if (s->hold)
         rmaib_umem_unhold(s->hold);
@@ -499,7 +516,7 @@ int rmaib_shm_pvm(int pid, int write, struct iovec *l, size_t nl, struct iovec *
  * out in batches of process_vm_*.  Nothing orders the segments of one call. */
 static int shm_xferv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t n, int write)
 {
-    shm_peer_t *sp = w->peers[peer].tpp;
+    shm_peer_t *sp = shm_tpp(w, peer);
     enum { BATCH = 256 };
     struct iovec l[BATCH], r[BATCH];
     size_t k = 0;
@@ -530,7 +547,7 @@ static int shm_xferv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t n
 
 static int shm_put(rmaib_win_t *w, int peer, uint64_t roff, const void *src, size_t len)
 {
-    shm_peer_t *sp = w->peers[peer].tpp;
+    shm_peer_t *sp = shm_tpp(w, peer);
     if (shm_direct(sp, roff, len)) {
         shm_copy((char *) (sp->dbase + roff), src, len);
         return RMAIB_OK;
@@ -541,7 +558,7 @@ static int shm_put(rmaib_win_t *w, int peer, uint64_t roff, const void *src, siz
 
 static int shm_get(rmaib_win_t *w, int peer, uint64_t roff, void *dst, size_t len)
 {
-    shm_peer_t *sp = w->peers[peer].tpp;
+    shm_peer_t *sp = shm_tpp(w, peer);
     if (shm_direct(sp, roff, len)) {
         shm_copy(dst, (char *) (sp->dbase + roff), len);
         return RMAIB_OK;
@@ -565,8 +582,7 @@ static int shm_getv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t n)
 static int shm_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
                            uint64_t operand, uint64_t compare, uint64_t *result)
 {
-    shm_win_t *s = w->shm;
-    uint64_t old = rmaib_cpu_ctrl_atomic(s->peers[peer].ctrl + off, op, operand, compare);
+    uint64_t old = rmaib_cpu_ctrl_atomic(shm_tpp(w, peer)->ctrl + off, op, operand, compare);
     if (result)
         *result = old;
     return RMAIB_OK;
@@ -574,15 +590,13 @@ static int shm_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
 
 static int shm_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_t value)
 {
-    shm_win_t *s = w->shm;
-    __atomic_store_n((uint64_t *) (s->peers[peer].ctrl + off), value, __ATOMIC_RELEASE);
+    __atomic_store_n((uint64_t *) (shm_tpp(w, peer)->ctrl + off), value, __ATOMIC_RELEASE);
     return RMAIB_OK;
 }
 
 static int shm_ctrl_read(rmaib_win_t *w, int peer, size_t off, void *dst, size_t len)
 {
-    shm_win_t *s = w->shm;
-    memcpy(dst, s->peers[peer].ctrl + off, len);
+    memcpy(dst, shm_tpp(w, peer)->ctrl + off, len);
     atomic_thread_fence(memory_order_acquire);
     return RMAIB_OK;
 }

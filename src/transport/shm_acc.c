@@ -27,8 +27,7 @@
 int rmaib_shm_acc_native(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
                          rmaib_op_t op)
 {
-    shm_win_t *s = w->shm;
-    const shm_peer_t *sp = &s->peers[peer];
+    const shm_peer_t *sp = shm_tpp(w, peer);
     uint64_t edge;
     if (sp->dyn) {      /* roff is the address: aligned as where it is mapped */
         if (!rmaib_shm_dyn_moved(w, peer, roff, &edge) || edge - roff < rmaib_basic_size(b))
@@ -47,7 +46,7 @@ int rmaib_shm_acc_native(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t 
 size_t rmaib_shm_acc_native_span(rmaib_win_t *w, int peer, uint64_t roff, size_t len,
                                  rmaib_basic_t b)
 {
-    const shm_peer_t *sp = &((shm_win_t *) w->shm)->peers[peer];
+    const shm_peer_t *sp = shm_tpp(w, peer);
     uint64_t edge;
     if (sp->dyn)
         (void) rmaib_shm_dyn_moved(w, peer, roff, &edge);
@@ -113,7 +112,7 @@ static int pvm_atomic(const shm_peer_t *sp, uint64_t roff, rmaib_basic_t b, rmai
 int rmaib_shm_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
                           rmaib_op_t op, const void *operand, void *fetch, size_t n)
 {
-    const shm_peer_t *sp = &((shm_win_t *) w->shm)->peers[peer];
+    const shm_peer_t *sp = shm_tpp(w, peer);
     size_t es = rmaib_basic_size(b), left = n * es;
     /* (a dynamic window's region that this process could not map: t is NULL) */
     char *t = sp->dyn ? rmaib_shm_dyn_ptr_lock(w, peer, roff, left) : (char *) (sp->dbase + roff);
@@ -155,7 +154,7 @@ int rmaib_shm_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t
 int rmaib_shm_atomic_run(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
                          rmaib_op_t op, const void *operand, void *fetch, size_t len, int *rc)
 {
-    const shm_peer_t *sp = &((shm_win_t *) w->shm)->peers[peer];
+    const shm_peer_t *sp = shm_tpp(w, peer);
     char *t = (char *) (sp->dbase + roff);
     if (sp->dyn || roff < sp->alo || roff > sp->ahi || len > sp->ahi - roff
         || !rmaib_cpu_atomic_supported(b, op) || !rmaib_cpu_atomic_aligned(b, t))
@@ -197,7 +196,7 @@ static inline void elem_apply(char *t, rmaib_basic_t b, rmaib_op_t op, const voi
 int rmaib_shm_elem_acc(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b, rmaib_op_t op,
                        const void *operand, size_t len)
 {
-    const shm_peer_t *sp = &((shm_win_t *) w->shm)->peers[peer];
+    const shm_peer_t *sp = shm_tpp(w, peer);
     char *t = (char *) (sp->dbase + roff);
     uint64_t *lk = stripe_of(sp, roff);
     stripe_lock(lk);
@@ -213,7 +212,7 @@ int rmaib_shm_elem_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t
                           rmaib_op_t op, const void *operand, const void *compare, void *fetch,
                           size_t len)
 {
-    const shm_peer_t *sp = &((shm_win_t *) w->shm)->peers[peer];
+    const shm_peer_t *sp = shm_tpp(w, peer);
     char *t = (char *) (sp->dbase + roff);
     uint64_t *lk = stripe_of(sp, roff);
     stripe_lock(lk);
@@ -271,7 +270,7 @@ static int pvm_cas(const shm_peer_t *sp, uint64_t roff, size_t size, const void 
 int rmaib_shm_data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
                        const void *compare, const void *swap, void *result)
 {
-    const shm_peer_t *sp = &((shm_win_t *) w->shm)->peers[peer];
+    const shm_peer_t *sp = shm_tpp(w, peer);
     char *t = sp->dyn ? rmaib_shm_dyn_ptr_lock(w, peer, roff, size) : (char *) (sp->dbase + roff);
     uint64_t *lk = stripe_of(sp, roff);
     int rc = RMAIB_OK;

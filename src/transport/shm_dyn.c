@@ -54,8 +54,9 @@ static void table_bump(shm_dyn_table_t *t)
 /* Does another local rank reach us through this backend? */
 static int has_local_peers(const rmaib_win_t *w)
 {
-    for (int r = 0; r < w->nranks; r++)
-        if (r != w->rank && w->peers[r].node == w->mynode && w->peers[r].tp == &rmaib_shm_ops)
+    for (int i = 0; i < w->nlocal; i++)
+        if (w->local_ranks[i] != w->rank
+            && rmaib_peer(w, w->local_ranks[i])->tp == &rmaib_shm_ops)
             return 1;
     return 0;
 }
@@ -63,7 +64,7 @@ static int has_local_peers(const rmaib_win_t *w)
 int rmaib_shm_dyn_attach(rmaib_win_t *w, void *base, size_t size)
 {
     shm_win_t *s = w->shm;
-    shm_dyn_table_t *t = s ? s->peers[w->rank].dyn : NULL;
+    shm_dyn_table_t *t = s ? rmaib_shm_peer(w, w->rank)->dyn : NULL;
     if (!t)
         return RMAIB_OK;
     shm_dyn_own_t *o = calloc(1, sizeof *o);
@@ -126,7 +127,7 @@ static void own_release(shm_dyn_table_t *t, shm_dyn_own_t *o)
 void rmaib_shm_dyn_detach(rmaib_win_t *w, const void *base)
 {
     shm_win_t *s = w->shm;
-    shm_dyn_table_t *t = s ? s->peers[w->rank].dyn : NULL;
+    shm_dyn_table_t *t = s ? rmaib_shm_peer(w, w->rank)->dyn : NULL;
     if (!t)
         return;
     if (w->mt)
@@ -275,7 +276,7 @@ static shm_dyn_map_t *map_region(shm_peer_t *sp, uint64_t addr, size_t len)
 char *rmaib_shm_dyn_ptr_lock(rmaib_win_t *w, int peer, uint64_t addr, size_t len)
 {
     shm_win_t *s = w->shm;
-    shm_peer_t *sp = &s->peers[peer];
+    shm_peer_t *sp = shm_tpp(w, peer);
     if (peer == w->rank)
         return (char *) (uintptr_t) addr;       /* our own memory */
     if (w->mt)
@@ -304,7 +305,7 @@ void rmaib_shm_dyn_unlock(rmaib_win_t *w, int peer)
 
 int rmaib_shm_dyn_copy(rmaib_win_t *w, int peer, uint64_t addr, void *buf, size_t len, int write)
 {
-    if (!((shm_win_t *) w->shm)->peers[peer].dyn)
+    if (!shm_tpp(w, peer)->dyn)
         return 0;
     char *p = rmaib_shm_dyn_ptr_lock(w, peer, addr, len);
     if (p && write)
@@ -318,19 +319,19 @@ int rmaib_shm_dyn_copy(rmaib_win_t *w, int peer, uint64_t addr, void *buf, size_
 int rmaib_shm_dyn_moved(rmaib_win_t *w, int peer, uint64_t addr, uint64_t *edge)
 {
     shm_dyn_entry_t e;
-    return table_lookup(((shm_win_t *) w->shm)->peers[peer].dyn, addr, &e, edge);
+    return table_lookup(shm_tpp(w, peer)->dyn, addr, &e, edge);
 }
 
 void rmaib_shm_dyn_fini(rmaib_win_t *w)
 {
     shm_win_t *s = w->shm;
-    for (int r = 0; r < w->nranks; r++)
-        for (shm_dyn_map_t *m; (m = s->peers[r].dmaps);) {
-            s->peers[r].dmaps = m->next;
+    for (int i = 0; i < w->nlocal; i++)
+        for (shm_dyn_map_t *m; (m = s->peers[i].dmaps);) {
+            s->peers[i].dmaps = m->next;
             map_free(m);
         }
     for (shm_dyn_own_t *o; (o = s->own);) {
         s->own = o->next;
-        own_release(s->peers[w->rank].dyn, o);
+        own_release(rmaib_shm_peer(w, w->rank)->dyn, o);
     }
 }

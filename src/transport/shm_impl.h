@@ -60,7 +60,7 @@ typedef struct shm_win {
     rmaib_umem_hold_t *hold;    /* MPI_Win_create: our region, moved or not */
     shm_dyn_own_t *own;         /* dynamic windows: the regions we attached */
     pthread_rwlock_t dyn_lock;  /* (mt) dmaps change under it, copies read under it */
-    shm_peer_t peers[];
+    shm_peer_t peers[];         /* the node-local ranks, in the order of w->local_ranks */
 } shm_win_t;
 
 /* Is [roff, roff + len) of the peer's data reachable with loads and stores? */
@@ -80,6 +80,16 @@ static inline void shm_copy(void *dst, const void *src, size_t len)
     case 8: memcpy(dst, src, 8); return;
     default: memcpy(dst, src, len); return;
     }
+}
+
+/* The state of a node-local rank (shm.c); and, on the paths the backend is reached
+ * through the peer's transport or as the window's atomics transport, the same from
+ * the peer's entry. */
+shm_peer_t *rmaib_shm_peer(const rmaib_win_t *w, int rank);
+
+static inline shm_peer_t *shm_tpp(const rmaib_win_t *w, int rank)
+{
+    return rmaib_peer(w, rank)->tpp;
 }
 
 /* Dynamic windows (shm_dyn.c): the table's size in the segment (0 for the other

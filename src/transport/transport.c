@@ -61,13 +61,13 @@ static int net_atomics_on_cpu(const rmaib_tp_ops_t *net)
 }
 
 /* Every rank must have a working endpoint, or the ones that do would wait in the
- * window's set-up for the ones that do not.  A failing rank says why, once per
- * process. */
-static int net_agree(rmaib_win_t *w, int mine)
+ * window's set-up for the ones that do not.  A rank whose network failed says why,
+ * once per process. */
+static int net_agree(rmaib_win_t *w, int mine, int net_failed)
 {
     static int said;
     int rc = rmaib_host_agree(w->hcomm, w->nranks, mine);
-    if (mine == RMAIB_ERR_TRANSPORT && !said) {
+    if (net_failed && !said) {
         said = 1;
         rmaib_host_say("rmaib: the ofi network backend cannot start: %s; a job within one "
                        "node runs without it with RMAIB_TRANSPORT=shm", net_failure());
@@ -75,48 +75,51 @@ static int net_agree(rmaib_win_t *w, int mine)
     return rc;
 }
 
-int rmaib_transport_win_init(rmaib_win_t *w)
+int rmaib_transport_choose(rmaib_win_t *w, int mine)
 {
     const char *mode = rmaib_config.transport;
     int force_net = strcmp(mode, "ofi") == 0;
     const rmaib_tp_ops_t *net = NULL;
-    int rc = RMAIB_OK;
+    int rc = mine;
 
-    if (w->nnodes > 1 && strcmp(mode, "shm") == 0) {
+    if (rc == RMAIB_OK && w->nnodes > 1 && strcmp(mode, "shm") == 0) {
         if (w->rank == 0)
             rmaib_host_say("rmaib: this window spans %d nodes and RMAIB_TRANSPORT=shm "
                            "cannot reach them all", w->nnodes);
-        return RMAIB_ERR_TRANSPORT;
+        rc = RMAIB_ERR_TRANSPORT;       /* (every rank sees the same nodes) */
     }
-    if (force_net || w->nnodes > 1) {
-        rc = net_agree(w, network_backend(&net));
-        if (rc != RMAIB_OK)
-            return rc;
-    }
+    int net_rc = RMAIB_OK;
+    if (rc == RMAIB_OK && (force_net || w->nnodes > 1))
+        rc = net_rc = network_backend(&net);
+    rc = net_agree(w, rc, net_rc == RMAIB_ERR_TRANSPORT);
+    if (rc != RMAIB_OK)
+        return rc;
 
     const rmaib_tp_ops_t *node = backend_of(RMAIB_TP_NODE);
-    for (int r = 0; r < w->nranks; r++)
-        w->peers[r].tp = (!force_net && w->peers[r].node == w->mynode) ? node : net;
+    w->tp_local = force_net ? net : node;
+    w->tp_remote = net;
     w->atp = (w->nnodes > 1 || force_net) ? net : node;
     /* RMAIB_TRANSPORT=ofi: every peer's words through the network, ours too unless
      * the network's atomics are CPU atomics. */
     w->ctrl_cpu = w->atp == node ? RMAIB_CTRL_CPU_ALL
         : !net_atomics_on_cpu(net) ? RMAIB_CTRL_CPU_NONE
         : force_net ? RMAIB_CTRL_CPU_SELF : RMAIB_CTRL_CPU_ALL;
-
     w->ntps = 0;
+    w->tps[w->ntps++] = w->tp_local;
+    if (w->nnodes > 1 && net != w->tp_local)
+        w->tps[w->ntps++] = net;
+    return RMAIB_OK;
+}
+
+int rmaib_transport_win_init(rmaib_win_t *w)
+{
     for (int b = 0; b < NBACKENDS; b++) {
-        rc = backends[b]->win_init(w);
+        int rc = backends[b]->win_init(w);
         if (rc != RMAIB_OK) {
             while (--b >= 0)
                 backends[b]->win_fini(w);
             return rc;
         }
-        for (int r = 0; r < w->nranks; r++)
-            if (w->peers[r].tp == backends[b]) {
-                w->tps[w->ntps++] = backends[b];
-                break;
-            }
     }
     return RMAIB_OK;
 }

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include "rmaib.h"
 
+struct rmaib_peer;
+
 typedef enum rmaib_aop {
     RMAIB_AOP_READ,     /* result = *word */
     RMAIB_AOP_WRITE,    /* *word = operand */
@@ -74,6 +76,10 @@ typedef struct rmaib_tp_ops {
      * the same order.  A backend sets up the peers whose peer->tp is itself. */
     int (*win_init)(rmaib_win_t *win);
     void (*win_fini)(rmaib_win_t *win);
+    /* Optional.  Set up this backend's part of a peer's entry (peer->tpp), opened
+     * after win_init at the first access to it (peer.c); RMAIB_OK or an error, which
+     * the access that opened it returns. */
+    int (*peer_open)(rmaib_win_t *win, int rank, struct rmaib_peer *peer);
 
     int (*put)(rmaib_win_t *win, int peer, uint64_t roff, const void *src, size_t len);
     int (*get)(rmaib_win_t *win, int peer, uint64_t roff, void *dst, size_t len);
@@ -185,8 +191,12 @@ int rmaib_shm_pvm(int pid, int write, struct iovec *l, size_t nl, struct iovec *
 /* Process-wide set-up of the transport layer: waits serve the backends from now on. */
 void rmaib_transport_init(void);
 
-/* Pick the transport for every peer and the atomics transport, then run each
- * backend's win_init; called from rmaib_win_create. */
+/* Collective: pick the transports for node-local and other peers and the atomics
+ * transport, starting the network if the window needs it, and agree on that and on
+ * mine (an error of the caller's set-up) before anyone goes on; then, once the peer
+ * table holds the node-local ranks, run each backend's win_init.  Called from
+ * rmaib_win_create. */
+int rmaib_transport_choose(rmaib_win_t *win, int mine);
 int rmaib_transport_win_init(rmaib_win_t *win);
 void rmaib_transport_win_fini(rmaib_win_t *win);
 void rmaib_transport_progress(void);

@@ -298,7 +298,7 @@ static int data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
     /* A non-fetching atomic may stay in flight when the provider orders atomics and
      * the flush that ends the epoch comes to this backend: a peer reached by shm
      * for data gets its flush from shm, so atomics to it complete here. */
-    int async = !fetch && operand && ofi.atomic_ordered && w->peers[peer].tp == &rmaib_ofi_ops;
+    int async = !fetch && operand && ofi.atomic_ordered && rmaib_peer(w, peer)->tp == &rmaib_ofi_ops;
     for (size_t done = 0; done < n && rc == RMAIB_OK; done += lim) {
         size_t k = n - done < lim ? n - done : lim;
         const char *in = operand ? (const char *) operand + done * es : NULL;

@@ -233,6 +233,7 @@ pool_blk_t *rmaib_ofi_pool_alloc(size_t len, ofi_peer_t *peer);
 
 /* win.c: windows, registrations, dynamic windows' key tables */
 int rmaib_ofi_win_init(rmaib_win_t *w);
+int rmaib_ofi_peer_open(rmaib_win_t *w, int rank, rmaib_peer_t *peer);
 void rmaib_ofi_win_fini(rmaib_win_t *w);
 int rmaib_ofi_attach(rmaib_win_t *w, void *base, size_t size);
 void rmaib_ofi_detach(rmaib_win_t *w, const void *base);

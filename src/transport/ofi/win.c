@@ -319,13 +319,28 @@ static int win_peers(rmaib_win_t *w, ofi_win_t *o, const ofi_hello_t *all)
         pe->box_wid = h->box_wid;
         atomic_init(&pe->done, 0);
         atomic_init(&pe->err, 0);
-        if (w->peers[r].tp == &rmaib_ofi_ops)
-            w->peers[r].tpp = pe;
     }
     if (ins == RMAIB_OK)
         ins = connect_peers(w, o, connected);
     free(connected);
     return ins;
+}
+
+int rmaib_ofi_peer_open(rmaib_win_t *w, int rank, rmaib_peer_t *peer)
+{
+    ofi_win_t *o = w->ofi;
+    if (o)              /* (before our win_init: open_early, after it) */
+        peer->tpp = &o->peers[rank];
+    return RMAIB_OK;
+}
+
+/* The entries opened before our set-up (the node-local ranks'), where we carry
+ * their data. */
+static void open_early(rmaib_win_t *w, rmaib_peer_ent_t *e, void *arg)
+{
+    (void) arg;
+    if (e->p.tp == &rmaib_ofi_ops)
+        rmaib_ofi_peer_open(w, e->rank, &e->p);
 }
 
 int rmaib_ofi_win_init(rmaib_win_t *w)
@@ -361,6 +376,7 @@ int rmaib_ofi_win_init(rmaib_win_t *w)
         goto fn_fail;
     free(all);
     w->ofi = o;
+    rmaib_peer_foreach(w, open_early, NULL);
     return RMAIB_OK;
 
   fn_fail:
