@@ -17,6 +17,14 @@ static int alone_allgather(void *hcomm, const void *send, void *recv, size_t byt
     return RMAIB_OK;
 }
 
+static int alone_allreduce_max(void *hcomm, uint64_t *words, int n)
+{
+    (void) hcomm;
+    (void) words;
+    (void) n;
+    return RMAIB_OK;
+}
+
 static int alone_barrier(void *hcomm)
 {
     (void) hcomm;
@@ -46,6 +54,7 @@ static int alone_thread_multiple(void)
 static const struct rmaib_host_ops alone = {
     .allgather = alone_allgather,
     .barrier = alone_barrier,
+    .allreduce_max = alone_allreduce_max,
     .world_rank = alone_world_rank,
     .progress = alone_progress,
     .say = alone_say,
@@ -70,20 +79,10 @@ void rmaib_host_say(const char *fmt, ...)
     rmaib_host->say(line);
 }
 
-/* Statuses up to this many ranks travel in a buffer on the stack. */
-enum { AGREE_STACK_RANKS = 8192 };
-
 int rmaib_host_agree(void *hcomm, int nranks, int mine)
 {
-    unsigned char stack[AGREE_STACK_RANKS], *all = stack, me = (unsigned char) mine;
-    if (nranks > AGREE_STACK_RANKS && !(all = malloc((size_t) nranks))) {
-        rmaib_host_say("rmaib: out of memory agreeing over %d ranks", nranks);
-        return RMAIB_ERR_NO_MEM;        /* the peers wait: only above the stack's ranks */
-    }
-    int rc = rmaib_host_allgather(hcomm, &me, all, 1);
-    for (int r = 0; rc == RMAIB_OK && r < nranks; r++)
-        rc = all[r];
-    if (all != stack)
-        free(all);
-    return rc;
+    (void) nranks;
+    uint64_t w = (uint64_t) mine;
+    int rc = rmaib_host_allreduce_max(hcomm, &w, 1);
+    return rc != RMAIB_OK ? rc : (int) w;
 }

@@ -9,12 +9,17 @@
 #define RMAIB_HOST_H_INCLUDED
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct rmaib_host_ops {
     /* recv holds nranks * bytes: rank r's contribution at r * bytes.  RMAIB_OK or
      * an rmaib_err_t. */
     int (*allgather)(void *hcomm, const void *send, void *recv, size_t bytes);
     int (*barrier)(void *hcomm);
+    /* words[i] becomes the largest words[i] of any rank, for i < n: every agreement
+     * of a window's creation in one reduction (a flag any rank lacks as a 1, a
+     * minimum as the maximum of its complement).  RMAIB_OK or an rmaib_err_t. */
+    int (*allreduce_max)(void *hcomm, uint64_t *words, int n);
     /* This process's rank in the host's world (for RMAIB_NODE_SIZE). */
     int (*world_rank)(void);
     /* Let the host make progress on its own traffic while rmaib waits. */
@@ -34,6 +39,11 @@ extern const struct rmaib_host_ops *rmaib_host;
 static inline int rmaib_host_allgather(void *hcomm, const void *send, void *recv, size_t bytes)
 {
     return rmaib_host->allgather(hcomm, send, recv, bytes);
+}
+
+static inline int rmaib_host_allreduce_max(void *hcomm, uint64_t *words, int n)
+{
+    return rmaib_host->allreduce_max(hcomm, words, n);
 }
 
 static inline int rmaib_host_barrier(void *hcomm)
@@ -59,9 +69,9 @@ static inline int rmaib_host_thread_multiple(void)
 /* A diagnostic line, prefixed with the world rank. */
 void rmaib_host_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Collective over hcomm's nranks: the first rank's error among the mine of every
- * rank, or RMAIB_OK.  It allocates nothing for groups of up to 8192 ranks, so a
- * rank that ran out of memory still joins it and its peers do not wait for ever. */
+/* Collective over hcomm's nranks: an error among the mine of every rank (the
+ * largest), or RMAIB_OK, in one reduction that allocates nothing, so a rank that ran
+ * out of memory still joins it and its peers do not wait for ever. */
 int rmaib_host_agree(void *hcomm, int nranks, int mine);
 
 #endif

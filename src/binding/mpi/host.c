@@ -29,6 +29,16 @@ static int pmpi_allgather(void *hcomm, const void *send, void *recv, size_t byte
     return status(rc == MPI_SUCCESS ? rmaib_mpi_host_wait(&req) : rc);
 }
 
+static int pmpi_allreduce_max(void *hcomm, uint64_t *words, int n)
+{
+    MPI_Comm comm = *(MPI_Comm *) hcomm;
+    MPI_Request req;
+    int rc;
+    RMAIB_NM_NESTED(rc = PMPI_Iallreduce(MPI_IN_PLACE, words, n, MPI_UINT64_T, MPI_MAX, comm,
+                                         &req));
+    return status(rc == MPI_SUCCESS ? rmaib_mpi_host_wait(&req) : rc);
+}
+
 static int pmpi_barrier(void *hcomm)
 {
     MPI_Comm comm = *(MPI_Comm *) hcomm;
@@ -78,6 +88,7 @@ static int pmpi_thread_multiple(void)
 static const struct rmaib_host_ops pmpi_host = {
     .allgather = pmpi_allgather,
     .barrier = pmpi_barrier,
+    .allreduce_max = pmpi_allreduce_max,
     .world_rank = pmpi_world_rank,
     .progress = pmpi_progress,
     .say = say_stderr,
