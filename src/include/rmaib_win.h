@@ -48,7 +48,9 @@ typedef struct rmaib_dyn_seen {
  * PSCW sequence words (rmaib_ctrl_seq_off: per rank, the posts it made to us and the
  * completes it sent us) and one MCS queue node per target, because a process may
  * hold or wait for exclusive locks on several targets at once and each queue links
- * its own node.  The notification counters come last (rmaib_ctrl_notify_off).
+ * its own node.  The notification counters come next (rmaib_ctrl_notify_off), and a
+ * dynamic window's attach table last (rmaib_ctrl_attach_off).  The arrays are
+ * address space: a page of them is memory once a word in it is written.
  *
  * Fence flags and PSCW sequence words are signals: each has one writer, which
  * stores growing values into it (rmaib_ctrl_store), and its owner reads it with
@@ -61,11 +63,16 @@ struct rmaib_ctrl {
     _Alignas(RMAIB_CACHELINE) uint64_t acc_lock;    /* serialises locked accumulates */
     _Alignas(RMAIB_CACHELINE) uint64_t mcs_tail;    /* MCS queue tail: rank + 1, 0 = empty */
     _Alignas(RMAIB_CACHELINE) uint64_t fence_flag[RMAIB_FENCE_ROUNDS];
-    _Alignas(RMAIB_CACHELINE) uint64_t attach_gen;  /* odd while the table changes */
-    uint64_t attach_n;
-    rmaib_attach_region_t attach[RMAIB_MAX_ATTACH];
     _Alignas(RMAIB_CACHELINE) uint64_t seq[];
 };
+
+/* Dynamic windows' attach table, after the notification counters (the other flavors
+ * have none): written by its owner only, read by origins. */
+typedef struct rmaib_ctrl_attach {
+    uint64_t gen;               /* odd while the table changes */
+    uint64_t n;
+    rmaib_attach_region_t r[RMAIB_MAX_ATTACH];
+} rmaib_ctrl_attach_t;
 
 /* Is the word at off one its owner never reads with plain loads?  Then an atomic on
  * it may stay in flight even when the owner is us: our next access is an atomic too,
@@ -105,9 +112,16 @@ static inline size_t rmaib_ctrl_notify_off(int nranks, int idx)
     return rmaib_ctrl_mcs_off(nranks, nranks) + (size_t) idx * sizeof(uint64_t);
 }
 
-static inline size_t rmaib_ctrl_size(int nranks, int nnotify)
+static inline size_t rmaib_ctrl_attach_off(int nranks, int nnotify)
 {
     size_t s = rmaib_ctrl_notify_off(nranks, nnotify);
+    return (s + RMAIB_CACHELINE - 1) & ~(size_t) (RMAIB_CACHELINE - 1);
+}
+
+static inline size_t rmaib_ctrl_size(int nranks, int nnotify, int dynamic)
+{
+    size_t s = dynamic ? rmaib_ctrl_attach_off(nranks, nnotify) + sizeof(rmaib_ctrl_attach_t)
+        : rmaib_ctrl_notify_off(nranks, nnotify);
     return (s + 4095) & ~(size_t) 4095;
 }
 
@@ -240,6 +254,12 @@ struct rmaib_win {
 
     char describe[32];
 };
+
+/* The size of each control block of w. */
+static inline size_t rmaib_win_ctrl_size(const rmaib_win_t *w)
+{
+    return rmaib_ctrl_size(w->nranks, w->notify_max, w->flavor == RMAIB_FLAVOR_DYNAMIC);
+}
 
 /* Relaxed: plain moves, which a single thread pays nothing for; only the lock calls
  * of mt windows change access while other threads issue (under epoch_lock). */

@@ -316,19 +316,19 @@ int rmaib_win_free(rmaib_win_t *w)
 
 /* The attach table is written only by its owner and read remotely; a generation
  * count, odd while the table changes, lets a reader detect a torn copy. */
-static void attach_begin(struct rmaib_ctrl *c)
+static rmaib_ctrl_attach_t *attach_table(rmaib_win_t *w)
 {
-    atomic_store((_Atomic uint64_t *) &c->attach_gen, c->attach_gen + 1);
+    return (rmaib_ctrl_attach_t *) ((char *) w->my_ctrl
+                                    + rmaib_ctrl_attach_off(w->nranks, w->notify_max));
 }
 
-static void attach_end(struct rmaib_ctrl *c)
+static void attach_bump(rmaib_ctrl_attach_t *t)
 {
-    atomic_store((_Atomic uint64_t *) &c->attach_gen, c->attach_gen + 1);
+    atomic_store((_Atomic uint64_t *) &t->gen, t->gen + 1);
 }
 
 int rmaib_win_attach(rmaib_win_t *w, void *base, size_t size)
 {
-    struct rmaib_ctrl *c = w->my_ctrl;
     uint64_t b = (uint64_t) (uintptr_t) base;
     if (w->flavor != RMAIB_FLAVOR_DYNAMIC)
         return RMAIB_ERR_RMA_FLAVOR;
@@ -336,36 +336,37 @@ int rmaib_win_attach(rmaib_win_t *w, void *base, size_t size)
         return RMAIB_OK;
     if (!base)
         return RMAIB_ERR_RMA_ATTACH;
-    for (uint64_t i = 0; i < c->attach_n; i++)
-        if (b < c->attach[i].base + c->attach[i].size && c->attach[i].base < b + size)
+    rmaib_ctrl_attach_t *t = attach_table(w);
+    for (uint64_t i = 0; i < t->n; i++)
+        if (b < t->r[i].base + t->r[i].size && t->r[i].base < b + size)
             return RMAIB_ERR_RMA_ATTACH;
-    if (c->attach_n == RMAIB_MAX_ATTACH)
+    if (t->n == RMAIB_MAX_ATTACH)
         return RMAIB_ERR_RMA_ATTACH;
     /* The backends expose the region (register it with the network) before any
      * origin can find it in the table. */
     int rc = rmaib_transport_attach(w, base, size);
     if (rc != RMAIB_OK)
         return rc;
-    attach_begin(c);
-    c->attach[c->attach_n].base = b;
-    c->attach[c->attach_n].size = size;
-    c->attach_n++;
-    attach_end(c);
+    attach_bump(t);
+    t->r[t->n].base = b;
+    t->r[t->n].size = size;
+    t->n++;
+    attach_bump(t);
     return RMAIB_OK;
 }
 
 int rmaib_win_detach(rmaib_win_t *w, const void *base)
 {
-    struct rmaib_ctrl *c = w->my_ctrl;
     uint64_t b = (uint64_t) (uintptr_t) base;
     if (w->flavor != RMAIB_FLAVOR_DYNAMIC)
         return RMAIB_ERR_RMA_FLAVOR;
-    for (uint64_t i = 0; i < c->attach_n; i++)
-        if (c->attach[i].base == b) {
-            attach_begin(c);
-            c->attach[i] = c->attach[c->attach_n - 1];
-            c->attach_n--;
-            attach_end(c);
+    rmaib_ctrl_attach_t *t = attach_table(w);
+    for (uint64_t i = 0; i < t->n; i++)
+        if (t->r[i].base == b) {
+            attach_bump(t);
+            t->r[i] = t->r[t->n - 1];
+            t->n--;
+            attach_bump(t);
             rmaib_transport_detach(w, base);
             return RMAIB_OK;
         }
@@ -376,28 +377,26 @@ int rmaib_win_detach(rmaib_win_t *w, const void *base)
  * through the atomics transport's bulk read, retrying a torn copy. */
 int rmaib_dynamic_range_ok(rmaib_win_t *w, int target, uint64_t lo, uint64_t hi)
 {
+    size_t at = rmaib_ctrl_attach_off(w->nranks, w->notify_max);
     rmaib_dyn_seen_t *seen = w->mt ? NULL : &rmaib_peer_ent(w, target)->dyn;
     if (seen && lo >= seen->lo && hi <= seen->hi && lo < seen->hi) {
         uint64_t gen;           /* one word where the table is not read again */
-        int rc = w->atp->ctrl_read(w, target, RMAIB_CTRL_OFF(attach_gen), &gen, sizeof gen);
+        int rc = w->atp->ctrl_read(w, target, at, &gen, sizeof gen);
         if (rc != RMAIB_OK || gen == seen->gen)
             return rc;
     }
-    struct {
-        uint64_t gen, n;
-        rmaib_attach_region_t r[RMAIB_MAX_ATTACH];
-    } t;
+    rmaib_ctrl_attach_t t;
     RMAIB_BACKOFF(bo);
     for (;;) {
         uint64_t gen2;
-        int rc = w->atp->ctrl_read(w, target, RMAIB_CTRL_OFF(attach_gen), &t,
-                                   2 * sizeof(uint64_t));
+        int rc = w->atp->ctrl_read(w, target, at, &t, 2 * sizeof(uint64_t));
         if (rc == RMAIB_OK && t.n > RMAIB_MAX_ATTACH)
             rc = RMAIB_ERR_INTERN;
         if (rc == RMAIB_OK && t.n)
-            rc = w->atp->ctrl_read(w, target, RMAIB_CTRL_OFF(attach), t.r, t.n * sizeof t.r[0]);
+            rc = w->atp->ctrl_read(w, target, at + offsetof(rmaib_ctrl_attach_t, r), t.r,
+                                   t.n * sizeof t.r[0]);
         if (rc == RMAIB_OK)
-            rc = w->atp->ctrl_read(w, target, RMAIB_CTRL_OFF(attach_gen), &gen2, sizeof gen2);
+            rc = w->atp->ctrl_read(w, target, at, &gen2, sizeof gen2);
         if (rc != RMAIB_OK)
             return rc;
         if (!(t.gen & 1) && gen2 == t.gen)

@@ -42,6 +42,14 @@ test_unit_ptracer_SOURCES = test/unit/ptracer.c
 test_unit_ptracer_CPPFLAGS = $(CORE_CPPFLAGS)
 test_unit_ptracer_LDADD = librmaib-core.la -lpthread
 
+unit_tests += test/unit/peer_table
+
+# The window's peer table: entries at first access, memory per peer touched, at up
+# to a million ranks (no MPI, no transport).
+test_unit_peer_table_SOURCES = test/unit/peer_table.c
+test_unit_peer_table_CPPFLAGS = $(CORE_CPPFLAGS)
+test_unit_peer_table_LDADD = librmaib-core.la -lpthread
+
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 EXTRA_DIST += test/unit/testlist test/unit/unit_tap.h
