@@ -120,10 +120,14 @@ typedef struct ofi_win {
     ofi_peer_t peers[];
 } ofi_win_t;
 
+#define OFI_INET_KEY 19         /* family, port, IPv6 address */
+
 typedef struct ofi_addr_entry {
-    uint64_t hash;
+    uint64_t hash, ihash;       /* of name, of ikey */
     size_t len;
     char name[OFI_NAME_MAX];
+    unsigned char ikey[OFI_INET_KEY]; /* the inet address in name, ilen bytes (0: none) */
+    uint8_t ilen;
     fi_addr_t fa;
     int connected;              /* a first operation to it has completed */
 } ofi_addr_entry_t;
@@ -167,8 +171,10 @@ struct ofi_state {
     void *pool_desc;
     uint64_t head, tail;
 
-    ofi_addr_entry_t *addrs;
+    ofi_addr_entry_t *addrs;    /* the address cache (win.c) */
     size_t naddrs, addrs_cap;
+    uint32_t *addr_by_name, *addr_by_inet;  /* entry + 1 by hash, addr_slots each */
+    size_t addr_slots;
     _Atomic int said_error;
 };
 

@@ -20,42 +20,42 @@ typedef struct ofi_hello {
     char name[OFI_NAME_MAX];
 } ofi_hello_t;
 
-/* The address cache is the process's, used by the windows of any thread. */
+/* The address cache is the process's, used by the windows of any thread.  Its
+ * entries stay in the order inserted; two open-addressed tables of entry index + 1
+ * find one by endpoint name (window creation) and by the inet address a socket
+ * shows (sock_wait.c), each in O(1), so that P peers cost O(P), not O(P^2). */
 static pthread_mutex_t addr_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int same_inet(const struct sockaddr *sa, unsigned len, const char *name, size_t namelen)
+/* An inet address as bytes (family, port, address), equal exactly for the same
+ * endpoint; its length, or 0 for anything else. */
+static size_t inet_key(const void *addr, size_t len, unsigned char key[OFI_INET_KEY])
 {
     struct sockaddr_storage b;
-    if (namelen > sizeof b || namelen < sizeof(struct sockaddr_in))
+    if (len > sizeof b || len < sizeof(struct sockaddr_in))
         return 0;
-    memcpy(&b, name, namelen);
-    if (sa->sa_family != b.ss_family)
-        return 0;
-    if (b.ss_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
-        const struct sockaddr_in *x = (const struct sockaddr_in *) sa;
-        const struct sockaddr_in *y = (const struct sockaddr_in *) &b;
-        return x->sin_port == y->sin_port && x->sin_addr.s_addr == y->sin_addr.s_addr;
+    memcpy(&b, addr, len);
+    if (b.ss_family == AF_INET) {
+        const struct sockaddr_in *x = (const struct sockaddr_in *) &b;
+        key[0] = AF_INET;
+        memcpy(key + 1, &x->sin_port, 2);
+        memcpy(key + 3, &x->sin_addr, 4);
+        return 7;
     }
-    if (b.ss_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)
-        && namelen >= sizeof(struct sockaddr_in6)) {
-        const struct sockaddr_in6 *x = (const struct sockaddr_in6 *) sa;
-        const struct sockaddr_in6 *y = (const struct sockaddr_in6 *) &b;
-        return x->sin6_port == y->sin6_port
-            && !memcmp(&x->sin6_addr, &y->sin6_addr, sizeof x->sin6_addr);
+    if (b.ss_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+        const struct sockaddr_in6 *x = (const struct sockaddr_in6 *) &b;
+        key[0] = AF_INET6;
+        memcpy(key + 1, &x->sin6_port, 2);
+        memcpy(key + 3, &x->sin6_addr, 16);
+        return 19;
     }
     return 0;
 }
 
-int rmaib_ofi_socket_is_ours(const struct sockaddr *sa, unsigned len, int local)
+static int same_inet(const struct sockaddr *sa, unsigned len, const char *name, size_t namelen)
 {
-    if (local)
-        return same_inet(sa, len, ofi.name, ofi.namelen);
-    int ours = 0;
-    pthread_mutex_lock(&addr_lock);
-    for (size_t i = 0; i < ofi.naddrs && !ours; i++)
-        ours = same_inet(sa, len, ofi.addrs[i].name, ofi.addrs[i].len);
-    pthread_mutex_unlock(&addr_lock);
-    return ours;
+    unsigned char a[OFI_INET_KEY], b[OFI_INET_KEY];
+    size_t la = inet_key(sa, len, a);
+    return la && la == inet_key(name, namelen, b) && memcmp(a, b, la) == 0;
 }
 
 static uint64_t fnv1a(const void *p, size_t n)
@@ -67,50 +67,126 @@ static uint64_t fnv1a(const void *p, size_t n)
     return h;
 }
 
-/* Each endpoint name goes into the AV once per process, however many windows. */
-static int lookup_addr_locked(const char *name, size_t len, fi_addr_t *fa, int *connected)
+/* The slot of table t where the entry hashed h is, or the empty one it would go in;
+ * same(i) tells whether entry i is the one sought. */
+#define ADDR_PROBE(t, h, same, slot)                                            \
+    do {                                                                        \
+        size_t mask_ = ofi.addr_slots - 1;                                      \
+        for ((slot) = (size_t) (h) & mask_; (t)[slot]; (slot) = ((slot) + 1) & mask_) { \
+            size_t i = (t)[slot] - 1;                                           \
+            (void) i;                                                           \
+            if (same)                                                           \
+                break;                                                          \
+        }                                                                       \
+    } while (0)
+
+static void addr_index(size_t i)
 {
-    uint64_t h = fnv1a(name, len);
-    for (size_t i = 0; i < ofi.naddrs; i++)
-        if (ofi.addrs[i].hash == h && ofi.addrs[i].len == len
-            && memcmp(ofi.addrs[i].name, name, len) == 0) {
-            *fa = ofi.addrs[i].fa;
-            *connected = ofi.addrs[i].connected;
-            return RMAIB_OK;
-        }
+    ofi_addr_entry_t *e = &ofi.addrs[i];
+    size_t slot;
+    ADDR_PROBE(ofi.addr_by_name, e->hash, 0, slot);
+    ofi.addr_by_name[slot] = (uint32_t) i + 1;
+    if (e->ilen) {
+        ADDR_PROBE(ofi.addr_by_inet, e->ihash, 0, slot);
+        ofi.addr_by_inet[slot] = (uint32_t) i + 1;
+    }
+}
+
+/* Room for one more entry: the array and, at half full, tables twice the size. */
+static int addr_grow(void)
+{
     if (ofi.naddrs == ofi.addrs_cap) {
         size_t cap = ofi.addrs_cap ? 2 * ofi.addrs_cap : 64;
-        ofi_addr_entry_t *a = realloc(ofi.addrs, cap * sizeof *a);
+        ofi_addr_entry_t *a = cap < UINT32_MAX ? realloc(ofi.addrs, cap * sizeof *a) : NULL;
         if (!a)
             return RMAIB_ERR_NO_MEM;
         ofi.addrs = a;
         ofi.addrs_cap = cap;
     }
-    if (fi_av_insert(ofi.av, name, 1, fa, 0, NULL) != 1)
-        return RMAIB_ERR_TRANSPORT;
-    ofi_addr_entry_t *e = &ofi.addrs[ofi.naddrs++];
-    e->hash = h;
-    e->len = len;
-    memcpy(e->name, name, len);
-    e->fa = *fa;
-    e->connected = *connected = 0;
+    if (2 * (ofi.naddrs + 1) <= ofi.addr_slots)
+        return RMAIB_OK;
+    size_t slots = ofi.addr_slots ? 2 * ofi.addr_slots : 128;
+    uint32_t *byname = calloc(slots, sizeof *byname), *byinet = calloc(slots, sizeof *byinet);
+    if (!byname || !byinet) {
+        free(byname);
+        free(byinet);
+        return RMAIB_ERR_NO_MEM;
+    }
+    free(ofi.addr_by_name);
+    free(ofi.addr_by_inet);
+    ofi.addr_by_name = byname;
+    ofi.addr_by_inet = byinet;
+    ofi.addr_slots = slots;
+    for (size_t i = 0; i < ofi.naddrs; i++)
+        addr_index(i);
     return RMAIB_OK;
 }
 
-static int lookup_addr(const char *name, size_t len, fi_addr_t *fa, int *connected)
+int rmaib_ofi_socket_is_ours(const struct sockaddr *sa, unsigned len, int local)
+{
+    if (local)
+        return same_inet(sa, len, ofi.name, ofi.namelen);
+    unsigned char key[OFI_INET_KEY];
+    size_t klen = inet_key(sa, len, key), slot;
+    if (!klen)
+        return 0;
+    uint64_t h = fnv1a(key, klen);
+    pthread_mutex_lock(&addr_lock);
+    int ours = 0;
+    if (ofi.addr_slots) {
+        ADDR_PROBE(ofi.addr_by_inet, h, ofi.addrs[i].ihash == h && ofi.addrs[i].ilen == klen
+                   && memcmp(ofi.addrs[i].ikey, key, klen) == 0, slot);
+        ours = ofi.addr_by_inet[slot] != 0;
+    }
+    pthread_mutex_unlock(&addr_lock);
+    return ours;
+}
+
+/* Each endpoint name goes into the AV once per process, however many windows:
+ * *idx is its entry. */
+static int lookup_addr_locked(const char *name, size_t len, fi_addr_t *fa, size_t *idx)
+{
+    uint64_t h = fnv1a(name, len);
+    size_t slot;
+    if (ofi.addr_slots) {
+        ADDR_PROBE(ofi.addr_by_name, h, ofi.addrs[i].hash == h && ofi.addrs[i].len == len
+                   && memcmp(ofi.addrs[i].name, name, len) == 0, slot);
+        if (ofi.addr_by_name[slot]) {
+            *idx = ofi.addr_by_name[slot] - 1;
+            *fa = ofi.addrs[*idx].fa;
+            return RMAIB_OK;
+        }
+    }
+    if (len > OFI_NAME_MAX || addr_grow() != RMAIB_OK)
+        return RMAIB_ERR_NO_MEM;
+    if (fi_av_insert(ofi.av, name, 1, fa, 0, NULL) != 1)
+        return RMAIB_ERR_TRANSPORT;
+    ofi_addr_entry_t *e = &ofi.addrs[ofi.naddrs];
+    e->hash = h;
+    e->len = len;
+    memcpy(e->name, name, len);
+    e->ilen = (uint8_t) inet_key(name, len, e->ikey);
+    e->ihash = fnv1a(e->ikey, e->ilen);
+    e->fa = *fa;
+    e->connected = 0;
+    *idx = ofi.naddrs++;
+    addr_index(*idx);
+    return RMAIB_OK;
+}
+
+static int lookup_addr(const char *name, size_t len, fi_addr_t *fa, size_t *idx, int *connected)
 {
     pthread_mutex_lock(&addr_lock);
-    int rc = lookup_addr_locked(name, len, fa, connected);
+    int rc = lookup_addr_locked(name, len, fa, idx);
+    *connected = rc == RMAIB_OK && ofi.addrs[*idx].connected;
     pthread_mutex_unlock(&addr_lock);
     return rc;
 }
 
-static void mark_connected(fi_addr_t fa)
+static void mark_connected(size_t idx)
 {
     pthread_mutex_lock(&addr_lock);
-    for (size_t i = 0; i < ofi.naddrs; i++)
-        if (ofi.addrs[i].fa == fa)
-            ofi.addrs[i].connected = 1;
+    ofi.addrs[idx].connected = 1;
     pthread_mutex_unlock(&addr_lock);
 }
 
@@ -118,7 +194,7 @@ static void mark_connected(fi_addr_t fa)
  * peer, and a peer that is computing accepts only from its progress thread's
  * periodic progress.  Window creation, where every rank is inside rmaib, is the
  * cheap moment: read 8 bytes of each new peer's control block, all at once. */
-static int connect_peers(rmaib_win_t *w, ofi_win_t *o, const int *connected)
+static int connect_peers(rmaib_win_t *w, ofi_win_t *o, const int *connected, const size_t *idx)
 {
     int p = w->nranks, rc = RMAIB_OK, n = 0;
     for (int r = 0; r < p; r++)
@@ -146,7 +222,7 @@ static int connect_peers(rmaib_win_t *w, ofi_win_t *o, const int *connected)
     pool_release(b);
     for (int r = 0; rc == RMAIB_OK && r < p; r++)
         if (!connected[r])
-            mark_connected(o->peers[r].addr);
+            mark_connected(idx[r]);
     return rc;
 }
 
@@ -301,12 +377,13 @@ static int win_peers(rmaib_win_t *w, ofi_win_t *o, const ofi_hello_t *all)
 {
     int p = w->nranks, ins = RMAIB_OK;
     int *connected = calloc((size_t) p, sizeof(int));
-    if (!connected)
+    size_t *idx = calloc((size_t) p, sizeof(size_t));
+    if (!connected || !idx)
         ins = RMAIB_ERR_NO_MEM;
     for (int r = 0; r < p && ins == RMAIB_OK; r++) {
         ofi_peer_t *pe = &o->peers[r];
         const ofi_hello_t *h = &all[r];
-        ins = lookup_addr(h->name, h->namelen, &pe->addr, &connected[r]);
+        ins = lookup_addr(h->name, h->namelen, &pe->addr, &idx[r], &connected[r]);
         pe->data_va = h->data_va;
         pe->data_raddr = wire_addr(h->data_va, h->data_va);
         pe->data_key = h->data_key;
@@ -323,8 +400,9 @@ static int win_peers(rmaib_win_t *w, ofi_win_t *o, const ofi_hello_t *all)
             w->peers[r].tpp = pe;
     }
     if (ins == RMAIB_OK)
-        ins = connect_peers(w, o, connected);
+        ins = connect_peers(w, o, connected, idx);
     free(connected);
+    free(idx);
     return ins;
 }
 
