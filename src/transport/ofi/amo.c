@@ -286,9 +286,10 @@ void rmaib_ofi_amo_incoming(uint64_t data)
                            (unsigned long long) data);
         return;
     }
-    if (kind == AMO_REFUSED)
+    if (kind == AMO_REFUSED) {
         atomic_store_explicit(&o->peers[rank].err, FI_EINVAL, memory_order_relaxed);
-    else
+        rmaib_ofi_touch(&o->peers[rank]);
+    } else
         amo_serve(o, (int) rank, slot, kind == AMO_ONE_WAY);
 }
 
@@ -337,6 +338,8 @@ int rmaib_ofi_amo_issue(ofi_win_t *o, int peer, uint64_t off, uint32_t op, uint6
         pthread_mutex_unlock(&p->amo_lock);
         return r == RMAIB_ERR_NO_MEM ? (int) r : rmaib_ofi_post_failed("control atomic", r);
     }
+    if (!wt)                    /* its slot stays busy until a later answer */
+        rmaib_ofi_touch(p);
     return RMAIB_OK;
 }
 
@@ -350,20 +353,15 @@ int rmaib_ofi_amo_blocking(ofi_win_t *o, int peer, uint64_t off, uint32_t op,
     return rc != RMAIB_OK ? rc : wait_for(&wt);
 }
 
-/* Window free: our one-way requests to each target are served before the barrier
- * that lets the target drop its mailbox.  An answered read sent after them shows it. */
-int rmaib_ofi_amo_quiesce(ofi_win_t *o)
+/* Window free: our one-way requests to p are served before the barrier that lets
+ * the target drop its mailbox.  An answered read sent after them shows it. */
+int rmaib_ofi_amo_quiesce(ofi_win_t *o, ofi_peer_t *p)
 {
-    int rc = RMAIB_OK;
-    for (int r = 0; r < o->nranks; r++) {
-        ofi_peer_t *p = &o->peers[r];
-        pthread_mutex_lock(&p->amo_lock);
-        uint32_t busy = p->amo_busy;
-        pthread_mutex_unlock(&p->amo_lock);
-        if (busy)
-            rc = rmaib_first_error(rc, rmaib_ofi_amo_blocking(o, r, 0, RMAIB_AOP_READ, 0, 0, NULL));
-    }
-    return rc;
+    pthread_mutex_lock(&p->amo_lock);
+    uint32_t busy = p->amo_busy;
+    pthread_mutex_unlock(&p->amo_lock);
+    return busy ? rmaib_ofi_amo_blocking(o, (int) (p - o->peers), 0, RMAIB_AOP_READ, 0, 0, NULL)
+        : RMAIB_OK;
 }
 
 /* Two answered requests in flight at once (the MCS lock's tail swap and node reset). */

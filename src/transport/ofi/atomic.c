@@ -47,8 +47,10 @@ static int atomic_start(ofi_atomic_op_t *a, ofi_waiter_t *wt, ofi_peer_t *p, int
         atomic_fetch_sub_explicit(&wt->pending, 1, memory_order_relaxed);
         return rmaib_ofi_post_failed("atomic", r);
     }
-    if (kind == AT_PLAIN && !ofi.delivery_complete)
+    if (kind == AT_PLAIN && !ofi.delivery_complete) {
         FLAG_SET(p->unread);
+        rmaib_ofi_touch(p);
+    }
     *a = (ofi_atomic_op_t) { b, kind, bytes };
     return RMAIB_OK;
 }
@@ -156,6 +158,7 @@ static int atomic_post(ofi_peer_t *p, int ctrl, uint64_t raddr, uint64_t key,
         FLAG_SET(p->unordered);     /* rxm applies an atomic after writes that follow it */
     if (!ofi.delivery_complete)
         FLAG_SET(p->unread);
+    rmaib_ofi_touch(p);
     return RMAIB_OK;
 }
 
@@ -219,6 +222,7 @@ int rmaib_ofi_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_t value)
         if (r != 0)
             return rmaib_ofi_post_failed("store", r);
         FLAG_SET(p->stored);
+        rmaib_ofi_touch(p);
         return RMAIB_OK;
     }
     pool_blk_t *b = rmaib_ofi_pool_alloc(sizeof value, (ofi_peer_t *) ((uintptr_t) p | 1));
@@ -231,6 +235,7 @@ int rmaib_ofi_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_t value)
         pool_release(b);
         return rmaib_ofi_post_failed("store", r);
     }
+    rmaib_ofi_touch(p);
     return RMAIB_OK;
 }
 

@@ -70,6 +70,11 @@ typedef struct amo_slot {
 
 /* One target as this window sees it. */
 typedef struct ofi_peer {
+    struct ofi_win *o;          /* its window */
+    /* On o->touched: set (with one exchange) by whoever leaves work outstanding to
+     * the peer, after the counters and flags below; cleared by the list's walker. */
+    _Atomic int listed;
+    struct ofi_peer *touched_next;
     fi_addr_t addr;
     uint64_t data_va, data_raddr, data_key;     /* raddr: what roff 0 is on the wire */
     uint64_t ctrl_raddr, ctrl_key;
@@ -117,6 +122,12 @@ typedef struct ofi_win {
     size_t data_size;           /* 0 where there are none (dynamic windows) */
     ofi_ktab_t *ktab;           /* dynamic: own table, registered */
     struct fid_mr *attach_mr[RMAIB_MAX_ATTACH];
+    /* The peers with work outstanding since a walk of the list last found them idle
+     * (rma.c: rmaib_ofi_touch, rmaib_ofi_walk): what flush(-1), flush_local(-1) and
+     * quiesce visit, in place of all nranks.  Pushed lock-free; walked by one thread
+     * at a time (walk_lock), never on the put/get path. */
+    _Atomic(ofi_peer_t *) touched;
+    pthread_mutex_t walk_lock;
     ofi_peer_t peers[];
 } ofi_win_t;
 
@@ -247,6 +258,19 @@ int rmaib_ofi_dyn_cut(rmaib_win_t *w, ofi_peer_t *p, const rmaib_seg_t *segs, si
                       const rmaib_seg_t **out, size_t *nout, rmaib_seg_t **tofree);
 
 /* rma.c */
+/* p has work outstanding: put it on its window's touched list.  Call after the
+ * counter or flag that says so: the exchange publishes them to the walker. */
+static inline void rmaib_ofi_touch(ofi_peer_t *p)
+{
+    if (atomic_exchange(&p->listed, 1))
+        return;
+    ofi_peer_t *head = atomic_load_explicit(&p->o->touched, memory_order_relaxed);
+    do
+        p->touched_next = head;
+    while (!atomic_compare_exchange_weak_explicit(&p->o->touched, &head, p,
+                                                  memory_order_release, memory_order_relaxed));
+}
+int rmaib_ofi_walk(rmaib_win_t *w, int (*fn)(rmaib_win_t *, ofi_peer_t *, void *), void *arg);
 int rmaib_ofi_read_post(ofi_peer_t *p, void *to, size_t n, uint64_t raddr, uint64_t key,
                         ofi_waiter_t *wt);
 int rmaib_ofi_read_blocking(ofi_peer_t *p, void *dst, size_t len, uint64_t raddr,
@@ -302,7 +326,7 @@ int rmaib_ofi_amo_issue(ofi_win_t *o, int peer, uint64_t off, uint32_t op, uint6
 int rmaib_ofi_amo_blocking(ofi_win_t *o, int peer, uint64_t off, uint32_t op,
                            uint64_t operand, uint64_t compare, uint64_t *result);
 int rmaib_ofi_amo_pair(ofi_win_t *o, const rmaib_ctrl_req_t req[2]);
-int rmaib_ofi_amo_quiesce(ofi_win_t *o);
+int rmaib_ofi_amo_quiesce(ofi_win_t *o, ofi_peer_t *p);
 int rmaib_ofi_amo_runs(rmaib_win_t *w, ofi_win_t *o, int peer, uint64_t roff, rmaib_basic_t b,
                        rmaib_op_t op, const char *operand, char *fetch, size_t n);
 

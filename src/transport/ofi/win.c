@@ -261,6 +261,7 @@ static void win_release(rmaib_win_t *w, ofi_win_t *o)
     rmaib_ofi_close_fid(&o->box_mr);
     free(o->ktab);
     free(o->box);
+    pthread_mutex_destroy(&o->walk_lock);
     for (int r = 0; r < w->nranks; r++) {
         free(o->peers[r].ktab);
         pthread_mutex_destroy(&o->peers[r].amo_lock);
@@ -285,7 +286,9 @@ static ofi_win_t *win_alloc(rmaib_win_t *w)
         o->data = w->base;
         o->data_size = w->size;
     }
+    pthread_mutex_init(&o->walk_lock, NULL);
     for (int r = 0; r < p; r++) {
+        o->peers[r].o = o;
         pthread_mutex_init(&o->peers[r].amo_lock, NULL);
         pthread_mutex_init(&o->peers[r].stage_lock, NULL);
         pthread_mutex_init(&o->peers[r].send_lock, NULL);
