@@ -21,6 +21,7 @@ ofi_sources = \
 	src/transport/ofi/endpoint.c \
 	src/transport/ofi/cq.c \
 	src/transport/ofi/win.c \
+	src/transport/ofi/peer.c \
 	src/transport/ofi/rma.c \
 	src/transport/ofi/nread.c \
 	src/transport/ofi/atomic.c \

@@ -108,7 +108,9 @@ static size_t nread_pieces(const rmaib_seg_t *segs, size_t n)
 static int get_notify(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n,
                          _Atomic uint64_t *counter)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_peer_t *p = ofi_peer(w->ofi, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     const rmaib_seg_t *segs = user_segs;
     rmaib_seg_t *cut = NULL;
     size_t nsegs = user_n;
@@ -142,7 +144,9 @@ static int get_notify(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, si
 int rmaib_ofi_get_notify(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t n,
                          _Atomic uint64_t *counter)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_peer_t *p = ofi_peer(w->ofi, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     int dyn = dyn_lock(w, p);
     int rc = get_notify(w, peer, segs, n, counter);
     dyn_unlock(p, dyn);
@@ -173,7 +177,9 @@ void rmaib_ofi_nread_wait(ofi_win_t *o, ofi_peer_t *p)
 int rmaib_ofi_notify_add(rmaib_win_t *w, int peer, size_t off)
 {
     ofi_win_t *o = w->ofi;
-    ofi_peer_t *p = &o->peers[peer];
+    ofi_peer_t *p = ofi_peer(o, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     int rc = RMAIB_OK;
     if (!o->amo || ofi.waw_size != SIZE_MAX || FLAG_GET(p->unordered))
         rc = rmaib_ofi_flush_peer(w, p);

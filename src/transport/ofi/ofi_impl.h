@@ -1,8 +1,8 @@
 /*
  * The ofi backend's private state, shared by its files: endpoint.c (provider choice,
  * start-up), cq.c (completions, bounce ring), win.c (registration, addresses,
- * windows), rma.c (put, get, flush), atomic.c (provider atomics) and amo.c (the
- * mailbox's traffic).  ofi.h is the interface towards transport.c and the thread.
+ * windows), peer.c (per-peer state), rma.c (put, get, flush, the touched list),
+ * atomic.c (provider atomics) and amo.c (the mailbox's traffic).  ofi.h is the interface towards transport.c and the thread.
  */
 #ifndef RMAIB_OFI_IMPL_H_INCLUDED
 #define RMAIB_OFI_IMPL_H_INCLUDED
@@ -68,17 +68,34 @@ typedef struct amo_slot {
     uint64_t seq;
 } amo_slot_t;
 
-/* One target as this window sees it. */
+/* The part of a peer's record only the mailbox uses (amo.c), made at the first
+ * request to the peer (rmaib_ofi_peer_amo). */
+typedef struct ofi_peer_amo {
+    pthread_mutex_t amo_lock;           /* the slots below: the caller's and the reaper's */
+    /* Requests go out in the order of their seq (amo_answered frees one-way slots by
+     * it): threads take turns from slot to post.  Never held by the CQ's reader. */
+    pthread_mutex_t send_lock;
+    pthread_mutex_t stage_lock;         /* our stage in its mailbox: one run at a time */
+    uint32_t amo_busy;                  /* bit s: slot s in use */
+    uint64_t amo_seq;
+    amo_slot_t amo[RMAIB_AMO_SLOTS];
+} ofi_peer_amo_t;
+
+/* One target as this window sees it, made at the first access (peer.c). */
 typedef struct ofi_peer {
     struct ofi_win *o;          /* its window */
+    int rank;
     /* On o->touched: set (with one exchange) by whoever leaves work outstanding to
      * the peer, after the counters and flags below; cleared by the list's walker. */
     _Atomic int listed;
     struct ofi_peer *touched_next;
     fi_addr_t addr;
-    uint64_t data_va, data_raddr, data_key;     /* raddr: what roff 0 is on the wire */
+    uint64_t data_va;           /* where its window is, at least within a page */
+    uint64_t data_raddr, data_key;      /* raddr: what roff 0 is on the wire */
     uint64_t ctrl_raddr, ctrl_key;
     uint64_t ktab_raddr, ktab_key;
+    uint64_t box_raddr, box_key;        /* the peer's mailbox */
+    uint32_t box_wid;                   /* ... and its number for this window */
     /* Counted before the post, so done never passes issued, and any thread may issue
      * (MPI_THREAD_MULTIPLE): the flags below are atomics for the same reason. */
     _Atomic uint64_t issued;    /* asynchronous operations posted */
@@ -92,19 +109,36 @@ typedef struct ofi_peer {
     _Atomic int stored;         /* injected control stores since the last read (quiesce) */
     _Atomic int unordered;      /* issued since the last flush: something a later write
                                  * may overtake (an atomic, a write beyond waw_size) */
+    _Atomic(ofi_peer_amo_t *) amo;      /* NULL until the first mailbox request */
     ofi_ktab_t *ktab;           /* dynamic windows: cached copy of the peer's table */
-    uint64_t box_raddr, box_key;        /* the peer's mailbox */
-    uint32_t box_wid;                   /* ... and its number for this window */
-    pthread_mutex_t amo_lock;           /* the slots below: the caller's and the reaper's */
-    /* Requests go out in the order of their seq (amo_answered frees one-way slots by
-     * it): threads take turns from slot to post.  Never held by the CQ's reader. */
-    pthread_mutex_t send_lock;
-    pthread_mutex_t stage_lock;         /* our stage in its mailbox: one run at a time */
-    pthread_mutex_t ktab_lock;          /* ktab, refreshed in place (dyn_lock) */
-    uint32_t amo_busy;                  /* bit s: slot s in use */
-    uint64_t amo_seq;
-    amo_slot_t amo[RMAIB_AMO_SLOTS];
+    pthread_mutex_t ktab_lock;  /* ktab, refreshed in place (dyn_lock) */
 } ofi_peer_t;
+
+/* What window creation keeps of every peer's hello, one column per field (peer.c):
+ * the same value for all (v NULL), that plus the rank (linear), column base's value
+ * plus same (base >= 0), or an array of width-byte values. */
+typedef struct ofi_col {
+    uint64_t same;
+    void *v;
+    int8_t base;
+    uint8_t width, linear;
+} ofi_col_t;
+
+/* The columns.  DATA_VA is the peer's window base within its page (what alignment
+ * needs); the RADDRs are what the regions' first bytes are on the wire. */
+enum {
+    OFI_COL_AV, OFI_COL_DATA_VA, OFI_COL_DATA_RADDR, OFI_COL_DATA_KEY, OFI_COL_CTRL_RADDR,
+    OFI_COL_CTRL_KEY, OFI_COL_KTAB_RADDR, OFI_COL_KTAB_KEY, OFI_COL_BOX_RADDR, OFI_COL_BOX_KEY,
+    OFI_COL_BOX_WID, OFI_COL_N
+};
+
+/* The peers' records by rank: open addressing, 2^bits slots, read without a lock;
+ * a fuller table replaces it and keeps it (prev) for readers still in it. */
+typedef struct ofi_pdir {
+    unsigned bits;
+    struct ofi_pdir *prev;
+    _Atomic(struct ofi_peer *) slot[];
+} ofi_pdir_t;
 
 typedef struct ofi_win {
     struct fid_mr *data_mr, *ctrl_mr, *ktab_mr, *box_mr;
@@ -128,7 +162,10 @@ typedef struct ofi_win {
      * at a time (walk_lock), never on the put/get path. */
     _Atomic(ofi_peer_t *) touched;
     pthread_mutex_t walk_lock;
-    ofi_peer_t peers[];
+    ofi_col_t col[OFI_COL_N];
+    _Atomic(ofi_pdir_t *) pdir;         /* the peers touched so far (peer.c) */
+    pthread_mutex_t open_lock;          /* one thread at a time makes a record */
+    size_t nopen;                       /* records made */
 } ofi_win_t;
 
 #define OFI_INET_KEY 19         /* family, port, IPv6 address */
@@ -256,6 +293,53 @@ void rmaib_ofi_detach(rmaib_win_t *w, const void *base);
 int rmaib_ofi_ktab_refresh(ofi_peer_t *p);
 int rmaib_ofi_dyn_cut(rmaib_win_t *w, ofi_peer_t *p, const rmaib_seg_t *segs, size_t n,
                       const rmaib_seg_t **out, size_t *nout, rmaib_seg_t **tofree);
+
+/* peer.c */
+int rmaib_ofi_col_set(ofi_win_t *o, int c, const uint64_t *v);
+size_t rmaib_ofi_cols_bytes(const ofi_win_t *o);
+void rmaib_ofi_cols_free(ofi_win_t *o);
+ofi_peer_t *rmaib_ofi_peer_open(ofi_win_t *o, int r);
+ofi_peer_amo_t *rmaib_ofi_peer_amo(ofi_peer_t *p);
+void rmaib_ofi_peers_free(ofi_win_t *o);
+
+/* Peer r's value of column c. */
+static inline uint64_t rmaib_ofi_col(const ofi_win_t *o, int c, int r)
+{
+    const ofi_col_t *k = &o->col[c];
+    if (k->v)
+        return k->width == 4 ? ((const uint32_t *) k->v)[r] : ((const uint64_t *) k->v)[r];
+    if (k->base >= 0)
+        return k->same + rmaib_ofi_col(o, k->base, r);
+    return k->same + (k->linear ? (uint64_t) r : 0);
+}
+
+static inline size_t rmaib_ofi_pdir_hash(int r, unsigned bits)
+{
+    return (size_t) (((uint64_t) (uint32_t) r * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - bits));
+}
+
+/* Peer r's record if this process has touched it, else NULL. */
+static inline ofi_peer_t *rmaib_ofi_peer_find(ofi_win_t *o, int r)
+{
+    ofi_pdir_t *d = atomic_load_explicit(&o->pdir, memory_order_acquire);
+    if (!d)
+        return NULL;
+    size_t mask = ((size_t) 1 << d->bits) - 1;
+    ofi_peer_t *p;
+    for (size_t i = rmaib_ofi_pdir_hash(r, d->bits);
+         (p = atomic_load_explicit(&d->slot[i], memory_order_acquire)) != NULL; i = (i + 1) & mask)
+        if (p->rank == r)
+            return p;
+    return NULL;
+}
+
+/* Peer r's record, made at the first access (NULL: out of memory).  The one place
+ * an operation finds its target's state. */
+static inline ofi_peer_t *ofi_peer(ofi_win_t *o, int r)
+{
+    ofi_peer_t *p = rmaib_ofi_peer_find(o, r);
+    return __builtin_expect(p != NULL, 1) ? p : rmaib_ofi_peer_open(o, r);
+}
 
 /* rma.c */
 /* p has work outstanding: put it on its window's touched list.  Call after the

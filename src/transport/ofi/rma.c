@@ -105,7 +105,9 @@ static int put_one(rmaib_win_t *w, ofi_peer_t *p, uint64_t roff, const void *src
 
 int rmaib_ofi_put(rmaib_win_t *w, int peer, uint64_t roff, const void *src, size_t len)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_peer_t *p = ofi_peer(w->ofi, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     if (w->flavor == RMAIB_FLAVOR_DYNAMIC) {   /* may cross a region end */
         rmaib_seg_t seg = { roff, (void *) src, len };
         return rmaib_ofi_putv(w, peer, &seg, 1);
@@ -115,7 +117,9 @@ int rmaib_ofi_put(rmaib_win_t *w, int peer, uint64_t roff, const void *src, size
 
 static int putv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_peer_t *p = ofi_peer(w->ofi, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     uint64_t flags = write_flags(w);
     const rmaib_seg_t *segs = user_segs;
     rmaib_seg_t *cut = NULL;
@@ -177,7 +181,9 @@ static int putv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t u
 
 int rmaib_ofi_putv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t n)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_peer_t *p = ofi_peer(w->ofi, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     int dyn = dyn_lock(w, p);
     int rc = putv(w, peer, segs, n);
     dyn_unlock(p, dyn);
@@ -205,7 +211,9 @@ static int get_one(rmaib_win_t *w, ofi_peer_t *p, uint64_t roff, void *dst, size
 
 int rmaib_ofi_get(rmaib_win_t *w, int peer, uint64_t roff, void *dst, size_t len)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_peer_t *p = ofi_peer(w->ofi, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     if (w->flavor == RMAIB_FLAVOR_DYNAMIC) {   /* may cross a region end */
         rmaib_seg_t seg = { roff, dst, len };
         return rmaib_ofi_getv(w, peer, &seg, 1);
@@ -218,7 +226,9 @@ int rmaib_ofi_get(rmaib_win_t *w, int peer, uint64_t roff, void *dst, size_t len
  * ring. */
 static int getv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_peer_t *p = ofi_peer(w->ofi, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     const rmaib_seg_t *segs = user_segs;
     rmaib_seg_t *cut = NULL;
     size_t nsegs = user_n;
@@ -277,7 +287,9 @@ static int getv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t u
 
 int rmaib_ofi_getv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t n)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_peer_t *p = ofi_peer(w->ofi, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     int dyn = dyn_lock(w, p);
     int rc = getv(w, peer, segs, n);
     dyn_unlock(p, dyn);
@@ -329,9 +341,12 @@ static int peer_busy(ofi_peer_t *p)
         || FLAG_GET(p->unread) || FLAG_GET(p->stored) || FLAG_GET(p->unordered)
         || atomic_load_explicit(&p->err, memory_order_relaxed))
         return 1;
-    pthread_mutex_lock(&p->amo_lock);
-    int busy = p->amo_busy != 0;
-    pthread_mutex_unlock(&p->amo_lock);
+    ofi_peer_amo_t *a = atomic_load_explicit(&p->amo, memory_order_acquire);
+    if (!a)
+        return 0;
+    pthread_mutex_lock(&a->amo_lock);
+    int busy = a->amo_busy != 0;
+    pthread_mutex_unlock(&a->amo_lock);
     return busy;
 }
 
@@ -366,8 +381,10 @@ static int flush_one(rmaib_win_t *w, ofi_peer_t *p, void *arg)
 int rmaib_ofi_flush(rmaib_win_t *w, int peer)
 {
     ofi_win_t *o = w->ofi;
-    if (peer >= 0)
-        return rmaib_ofi_flush_peer(w, &o->peers[peer]);
+    if (peer >= 0) {
+        ofi_peer_t *p = rmaib_ofi_peer_find(o, peer);   /* none: never touched */
+        return p ? rmaib_ofi_flush_peer(w, p) : RMAIB_OK;
+    }
     return rmaib_ofi_walk(w, flush_one, NULL);
 }
 
@@ -458,7 +475,9 @@ int rmaib_ofi_flush_local(rmaib_win_t *w, int peer)
 {
     ofi_win_t *o = w->ofi;
     if (peer >= 0) {
-        rmaib_ofi_nread_wait(o, &o->peers[peer]);
+        ofi_peer_t *p = rmaib_ofi_peer_find(o, peer);
+        if (p)
+            rmaib_ofi_nread_wait(o, p);
         return RMAIB_OK;
     }
     return rmaib_ofi_walk(w, flush_local_one, NULL);

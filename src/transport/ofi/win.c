@@ -207,11 +207,11 @@ static int connect_peers(rmaib_win_t *w, ofi_win_t *o, const int *connected, con
     for (int r = 0; r < p && rc == RMAIB_OK; r++) {
         if (connected[r])
             continue;
-        ofi_peer_t *pe = &o->peers[r];
         ssize_t ret;
         atomic_fetch_add_explicit(&wt.pending, 1, memory_order_relaxed);
-        POST(ret, fi_read(ofi.ep, buf, 8, ofi.pool_desc, pe->addr, pe->ctrl_raddr, pe->ctrl_key,
-                          WAITER_CTX(&wt)));
+        POST(ret, fi_read(ofi.ep, buf, 8, ofi.pool_desc, rmaib_ofi_col(o, OFI_COL_AV, r),
+                          rmaib_ofi_col(o, OFI_COL_CTRL_RADDR, r),
+                          rmaib_ofi_col(o, OFI_COL_CTRL_KEY, r), WAITER_CTX(&wt)));
         if (ret != 0) {
             atomic_fetch_sub_explicit(&wt.pending, 1, memory_order_relaxed);
             rc = rmaib_ofi_post_failed("connection set-up", ret);
@@ -226,9 +226,10 @@ static int connect_peers(rmaib_win_t *w, ofi_win_t *o, const int *connected, con
     return rc;
 }
 
-static int reg(void *base, size_t size, uint64_t access, struct fid_mr **mr, uint64_t *key)
+/* want_key: the key asked for where the provider lets us choose (no FI_MR_PROV_KEY). */
+static int reg(void *base, size_t size, uint64_t access, uint64_t want_key, struct fid_mr **mr,
+               uint64_t *key)
 {
-    uint64_t want_key = atomic_fetch_add_explicit(&ofi.next_key, 1, memory_order_relaxed);
     int r = rmaib_fault(RMAIB_FAULT_MR_REG) ? -FI_ENOMEM
         : fi_mr_reg(ofi.domain, base, size, access, 0, want_key, 0, mr, NULL);
     if (r == 0 && ofi.mr_endpoint) {
@@ -250,7 +251,7 @@ static int reg(void *base, size_t size, uint64_t access, struct fid_mr **mr, uin
     return RMAIB_OK;
 }
 
-static void win_release(rmaib_win_t *w, ofi_win_t *o)
+static void win_release(ofi_win_t *o)
 {
     rmaib_ofi_amo_win_remove(o);
     for (int i = 0; i < RMAIB_MAX_ATTACH; i++)
@@ -261,21 +262,16 @@ static void win_release(rmaib_win_t *w, ofi_win_t *o)
     rmaib_ofi_close_fid(&o->box_mr);
     free(o->ktab);
     free(o->box);
+    rmaib_ofi_peers_free(o);
     pthread_mutex_destroy(&o->walk_lock);
-    for (int r = 0; r < w->nranks; r++) {
-        free(o->peers[r].ktab);
-        pthread_mutex_destroy(&o->peers[r].amo_lock);
-        pthread_mutex_destroy(&o->peers[r].stage_lock);
-        pthread_mutex_destroy(&o->peers[r].send_lock);
-        pthread_mutex_destroy(&o->peers[r].ktab_lock);
-    }
+    pthread_mutex_destroy(&o->open_lock);
     free(o);
 }
 
 static ofi_win_t *win_alloc(rmaib_win_t *w)
 {
     int p = w->nranks;
-    ofi_win_t *o = calloc(1, sizeof *o + sizeof(ofi_peer_t) * (size_t) p);
+    ofi_win_t *o = calloc(1, sizeof *o);
     if (!o)
         return NULL;
     o->rank = w->rank;
@@ -287,18 +283,14 @@ static ofi_win_t *win_alloc(rmaib_win_t *w)
         o->data_size = w->size;
     }
     pthread_mutex_init(&o->walk_lock, NULL);
-    for (int r = 0; r < p; r++) {
-        o->peers[r].o = o;
-        pthread_mutex_init(&o->peers[r].amo_lock, NULL);
-        pthread_mutex_init(&o->peers[r].stage_lock, NULL);
-        pthread_mutex_init(&o->peers[r].send_lock, NULL);
-        pthread_mutex_init(&o->peers[r].ktab_lock, NULL);
-    }
+    pthread_mutex_init(&o->open_lock, NULL);
+    for (int c = 0; c < OFI_COL_N; c++)
+        o->col[c].base = -1;
     return o;
 }
 
 /* A dynamic window's own key table, registered for the origins to read. */
-static int win_open_ktab(ofi_win_t *o, ofi_hello_t *mine)
+static int win_open_ktab(ofi_win_t *o, ofi_hello_t *mine, uint64_t key)
 {
     if (posix_memalign((void **) &o->ktab, 4096, sizeof *o->ktab) != 0) {
         o->ktab = NULL;
@@ -306,12 +298,12 @@ static int win_open_ktab(ofi_win_t *o, ofi_hello_t *mine)
     }
     memset(o->ktab, 0, sizeof *o->ktab);
     mine->ktab_va = (uint64_t) (uintptr_t) o->ktab;
-    return reg(o->ktab, sizeof *o->ktab, FI_REMOTE_READ, &o->ktab_mr, &mine->ktab_key);
+    return reg(o->ktab, sizeof *o->ktab, FI_REMOTE_READ, key, &o->ktab_mr, &mine->ktab_key);
 }
 
 /* The mailbox; a process out of window numbers goes without, and so then does the
  * whole window. */
-static int win_open_box(ofi_win_t *o, int p, ofi_hello_t *mine)
+static int win_open_box(ofi_win_t *o, int p, ofi_hello_t *mine, uint64_t key)
 {
     o->stage_bytes = rmaib_ofi_amo_stage_bytes(p);
     size_t bytes = rmaib_ofi_amo_stage_off(o, p);
@@ -322,7 +314,7 @@ static int win_open_box(ofi_win_t *o, int p, ofi_hello_t *mine)
     }
     memset(o->box, 0, bytes);
     mine->box_va = (uint64_t) (uintptr_t) o->box;
-    int rc = reg(o->box, bytes, FI_REMOTE_WRITE | FI_REMOTE_READ, &o->box_mr, &mine->box_key);
+    int rc = reg(o->box, bytes, FI_REMOTE_WRITE | FI_REMOTE_READ, key, &o->box_mr, &mine->box_key);
     if (rc == RMAIB_OK)
         mine->box_wid = o->wid = rmaib_ofi_amo_win_add(o);
     return rc;
@@ -330,11 +322,15 @@ static int win_open_box(ofi_win_t *o, int p, ofi_hello_t *mine)
 
 /* Register what the peers reach, and say so in mine: the endpoint's name and the
  * keys, or in status why this rank cannot take part (o or the exchange's buffer
- * missing: out of memory). */
+ * missing: out of memory).  Our keys are four in a row, the data's first (taken
+ * whether or not it registers), so that peer.c keeps one column of them; where every
+ * process made the same windows before, one value for all ranks. */
 static void win_hello(rmaib_win_t *w, ofi_win_t *o, int have_all, ofi_hello_t *mine)
 {
     const uint64_t remote = FI_REMOTE_READ | FI_REMOTE_WRITE;
+    uint64_t key = atomic_fetch_add_explicit(&ofi.next_key, 4, memory_order_relaxed);
     memset(mine, 0, sizeof *mine);
+    mine->data_key = key;
     mine->status = RMAIB_OK;
     if (!have_all || !o)
         mine->status = RMAIB_ERR_NO_MEM;
@@ -345,17 +341,17 @@ static void win_hello(rmaib_win_t *w, ofi_win_t *o, int have_all, ofi_hello_t *m
         mine->namelen = (uint32_t) ofi.namelen;
         mine->data_va = (uint64_t) (uintptr_t) w->base;
         if (w->flavor != RMAIB_FLAVOR_DYNAMIC && w->size > 0)
-            mine->status = reg(w->base, w->size, remote, &o->data_mr, &mine->data_key);
+            mine->status = reg(w->base, w->size, remote, key, &o->data_mr, &mine->data_key);
     }
     if (mine->status == RMAIB_OK) {
         mine->ctrl_va = (uint64_t) (uintptr_t) w->my_ctrl;
-        mine->status = reg(w->my_ctrl, rmaib_ctrl_size(w->nranks, w->notify_max), remote, &o->ctrl_mr,
-                           &mine->ctrl_key);
+        mine->status = reg(w->my_ctrl, rmaib_ctrl_size(w->nranks, w->notify_max), remote,
+                           key + 1, &o->ctrl_mr, &mine->ctrl_key);
     }
     if (mine->status == RMAIB_OK && w->flavor == RMAIB_FLAVOR_DYNAMIC)
-        mine->status = win_open_ktab(o, mine);
+        mine->status = win_open_ktab(o, mine, key + 2);
     if (mine->status == RMAIB_OK && ofi.amo)
-        mine->status = win_open_box(o, w->nranks, mine);
+        mine->status = win_open_box(o, w->nranks, mine, key + 3);
 }
 
 /* Control atomics go by the mailboxes if every rank has one. */
@@ -375,35 +371,47 @@ static int win_choose_amo(rmaib_win_t *w, ofi_win_t *o, const ofi_hello_t *all)
     return RMAIB_OK;
 }
 
-/* Each peer's address and keys from its hello; then connect to the new ones. */
+/* One field of every hello, as peer.c's columns keep them. */
+static uint64_t hello_field(const ofi_hello_t *h, int c)
+{
+    switch (c) {
+    case OFI_COL_DATA_VA: return h->data_va & 4095;
+    case OFI_COL_DATA_RADDR: return wire_addr(h->data_va, h->data_va);
+    case OFI_COL_DATA_KEY: return h->data_key;
+    case OFI_COL_CTRL_RADDR: return wire_addr(h->ctrl_va, h->ctrl_va);
+    case OFI_COL_CTRL_KEY: return h->ctrl_key;
+    case OFI_COL_KTAB_RADDR: return wire_addr(h->ktab_va, h->ktab_va);
+    case OFI_COL_KTAB_KEY: return h->ktab_key;
+    case OFI_COL_BOX_RADDR: return wire_addr(h->box_va, h->box_va);
+    case OFI_COL_BOX_KEY: return h->box_key;
+    case OFI_COL_BOX_WID: return h->box_wid;
+    }
+    return 0;
+}
+
+/* Each peer's address and keys from its hello, into the columns; then connect to
+ * the new ones.  No per-peer record yet: each is made at its first access. */
 static int win_peers(rmaib_win_t *w, ofi_win_t *o, const ofi_hello_t *all)
 {
     int p = w->nranks, ins = RMAIB_OK;
     int *connected = calloc((size_t) p, sizeof(int));
     size_t *idx = calloc((size_t) p, sizeof(size_t));
-    if (!connected || !idx)
+    uint64_t *v = malloc((size_t) p * sizeof *v);
+    if (!connected || !idx || !v)
         ins = RMAIB_ERR_NO_MEM;
     for (int r = 0; r < p && ins == RMAIB_OK; r++) {
-        ofi_peer_t *pe = &o->peers[r];
-        const ofi_hello_t *h = &all[r];
-        ins = lookup_addr(h->name, h->namelen, &pe->addr, &idx[r], &connected[r]);
-        pe->data_va = h->data_va;
-        pe->data_raddr = wire_addr(h->data_va, h->data_va);
-        pe->data_key = h->data_key;
-        pe->ctrl_raddr = wire_addr(h->ctrl_va, h->ctrl_va);
-        pe->ctrl_key = h->ctrl_key;
-        pe->ktab_raddr = wire_addr(h->ktab_va, h->ktab_va);
-        pe->ktab_key = h->ktab_key;
-        pe->box_raddr = wire_addr(h->box_va, h->box_va);
-        pe->box_key = h->box_key;
-        pe->box_wid = h->box_wid;
-        atomic_init(&pe->done, 0);
-        atomic_init(&pe->err, 0);
-        if (w->peers[r].tp == &rmaib_ofi_ops)
-            w->peers[r].tpp = pe;
+        fi_addr_t fa;
+        ins = lookup_addr(all[r].name, all[r].namelen, &fa, &idx[r], &connected[r]);
+        v[r] = fa;
+    }
+    for (int c = OFI_COL_AV; c < OFI_COL_N && ins == RMAIB_OK; c++) {
+        for (int r = 0; c != OFI_COL_AV && r < p; r++)
+            v[r] = hello_field(&all[r], c);
+        ins = rmaib_ofi_col_set(o, c, v);
     }
     if (ins == RMAIB_OK)
         ins = connect_peers(w, o, connected, idx);
+    free(v);
     free(connected);
     free(idx);
     return ins;
@@ -446,7 +454,7 @@ int rmaib_ofi_win_init(rmaib_win_t *w)
 
   fn_fail:
     if (o)
-        win_release(w, o);
+        win_release(o);
     free(all);
     return rc;
 }
@@ -457,7 +465,7 @@ void rmaib_ofi_win_fini(rmaib_win_t *w)
     if (!o)
         return;
     rmaib_ofi_quiesce(w);                         /* nothing may still credit this window */
-    win_release(w, o);
+    win_release(o);
     w->ofi = NULL;
 }
 
@@ -470,7 +478,9 @@ int rmaib_ofi_attach(rmaib_win_t *w, void *base, size_t size)
     if (t->n == RMAIB_MAX_ATTACH)
         return RMAIB_ERR_RMA_ATTACH;
     uint64_t key;
-    int rc = reg(base, size, FI_REMOTE_READ | FI_REMOTE_WRITE, &o->attach_mr[t->n], &key);
+    int rc = reg(base, size, FI_REMOTE_READ | FI_REMOTE_WRITE,
+                 atomic_fetch_add_explicit(&ofi.next_key, 1, memory_order_relaxed),
+                 &o->attach_mr[t->n], &key);
     if (rc != RMAIB_OK)
         return rc;
     atomic_store((_Atomic uint64_t *) &t->gen, t->gen + 1);
