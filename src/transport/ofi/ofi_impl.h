@@ -177,7 +177,6 @@ typedef struct ofi_addr_entry {
     unsigned char ikey[OFI_INET_KEY]; /* the inet address in name, ilen bytes (0: none) */
     uint8_t ilen;
     fi_addr_t fa;
-    int connected;              /* a first operation to it has completed */
 } ofi_addr_entry_t;
 
 struct ofi_state {

@@ -168,61 +168,17 @@ static int lookup_addr_locked(const char *name, size_t len, fi_addr_t *fa, size_
     e->ilen = (uint8_t) inet_key(name, len, e->ikey);
     e->ihash = fnv1a(e->ikey, e->ilen);
     e->fa = *fa;
-    e->connected = 0;
     *idx = ofi.naddrs++;
     addr_index(*idx);
     return RMAIB_OK;
 }
 
-static int lookup_addr(const char *name, size_t len, fi_addr_t *fa, size_t *idx, int *connected)
+static int lookup_addr(const char *name, size_t len, fi_addr_t *fa)
 {
+    size_t idx;
     pthread_mutex_lock(&addr_lock);
-    int rc = lookup_addr_locked(name, len, fa, idx);
-    *connected = rc == RMAIB_OK && ofi.addrs[*idx].connected;
+    int rc = lookup_addr_locked(name, len, fa, &idx);
     pthread_mutex_unlock(&addr_lock);
-    return rc;
-}
-
-static void mark_connected(size_t idx)
-{
-    pthread_mutex_lock(&addr_lock);
-    ofi.addrs[idx].connected = 1;
-    pthread_mutex_unlock(&addr_lock);
-}
-
-/* Connection-oriented providers (tcp;ofi_rxm) connect at the first operation to a
- * peer, and a peer that is computing accepts only from its progress thread's
- * periodic progress.  Window creation, where every rank is inside rmaib, is the
- * cheap moment: read 8 bytes of each new peer's control block, all at once. */
-static int connect_peers(rmaib_win_t *w, ofi_win_t *o, const int *connected, const size_t *idx)
-{
-    int p = w->nranks, rc = RMAIB_OK, n = 0;
-    for (int r = 0; r < p; r++)
-        n += !connected[r];
-    if (n == 0)
-        return RMAIB_OK;
-    pool_blk_t *b = rmaib_ofi_pool_alloc((size_t) n * 8, NULL);
-    char *buf = blk_data(b);
-    ofi_waiter_t wt = { 0, 0 };
-    for (int r = 0; r < p && rc == RMAIB_OK; r++) {
-        if (connected[r])
-            continue;
-        ssize_t ret;
-        atomic_fetch_add_explicit(&wt.pending, 1, memory_order_relaxed);
-        POST(ret, fi_read(ofi.ep, buf, 8, ofi.pool_desc, rmaib_ofi_col(o, OFI_COL_AV, r),
-                          rmaib_ofi_col(o, OFI_COL_CTRL_RADDR, r),
-                          rmaib_ofi_col(o, OFI_COL_CTRL_KEY, r), WAITER_CTX(&wt)));
-        if (ret != 0) {
-            atomic_fetch_sub_explicit(&wt.pending, 1, memory_order_relaxed);
-            rc = rmaib_ofi_post_failed("connection set-up", ret);
-        }
-        buf += 8;
-    }
-    rc = rmaib_first_error(rc, wait_for(&wt));
-    pool_release(b);
-    for (int r = 0; rc == RMAIB_OK && r < p; r++)
-        if (!connected[r])
-            mark_connected(idx[r]);
     return rc;
 }
 
@@ -389,19 +345,19 @@ static uint64_t hello_field(const ofi_hello_t *h, int c)
     return 0;
 }
 
-/* Each peer's address and keys from its hello, into the columns; then connect to
- * the new ones.  No per-peer record yet: each is made at its first access. */
+/* Each peer's address and keys from its hello, into the columns.  No per-peer
+ * record yet, and no connection: each is made at the peer's first access (over
+ * tcp;ofi_rxm, a target that computes then accepts within its progress thread's
+ * RESCAN_NS, sock_wait.c). */
 static int win_peers(rmaib_win_t *w, ofi_win_t *o, const ofi_hello_t *all)
 {
     int p = w->nranks, ins = RMAIB_OK;
-    int *connected = calloc((size_t) p, sizeof(int));
-    size_t *idx = calloc((size_t) p, sizeof(size_t));
     uint64_t *v = malloc((size_t) p * sizeof *v);
-    if (!connected || !idx || !v)
+    if (!v)
         ins = RMAIB_ERR_NO_MEM;
     for (int r = 0; r < p && ins == RMAIB_OK; r++) {
         fi_addr_t fa;
-        ins = lookup_addr(all[r].name, all[r].namelen, &fa, &idx[r], &connected[r]);
+        ins = lookup_addr(all[r].name, all[r].namelen, &fa);
         v[r] = fa;
     }
     for (int c = OFI_COL_AV; c < OFI_COL_N && ins == RMAIB_OK; c++) {
@@ -409,11 +365,7 @@ static int win_peers(rmaib_win_t *w, ofi_win_t *o, const ofi_hello_t *all)
             v[r] = hello_field(&all[r], c);
         ins = rmaib_ofi_col_set(o, c, v);
     }
-    if (ins == RMAIB_OK)
-        ins = connect_peers(w, o, connected, idx);
     free(v);
-    free(connected);
-    free(idx);
     return ins;
 }
 
