@@ -3,6 +3,8 @@ librmaib_core_la_SOURCES += \
 	src/transport/transport.h \
 	src/transport/transport.c \
 	src/transport/peer.c \
+	src/transport/rank_map.h \
+	src/transport/rank_map.c \
 	src/transport/shm_impl.h \
 	src/transport/shm.c \
 	src/transport/shm_acc.c \
@@ -22,6 +24,7 @@ ofi_sources = \
 	src/transport/ofi/endpoint.c \
 	src/transport/ofi/cq.c \
 	src/transport/ofi/win.c \
+	src/transport/ofi/peer.c \
 	src/transport/ofi/rma.c \
 	src/transport/ofi/nread.c \
 	src/transport/ofi/atomic.c \

@@ -11,84 +11,21 @@
  * pays for the peers it touches (Open MPI osc/rdma's peer hash, MPICH ch4's
  * per-target hash).
  *
- * Lookups take no lock, so any thread may look a peer up while another opens one:
- * entries never move once published, and a table that grows is replaced whole and
- * kept until the window is freed (the old ones add up to less than the last).
+ * Lookups take no lock (rank_map.h), so any thread may look a peer up while another
+ * opens one.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include "rmaib_win.h"
+#include "rank_map.h"
 #include "rmaib_host.h"
-
-typedef struct peer_slots {
-    struct peer_slots *older;   /* replaced tables, freed with the window */
-    unsigned bits;
-    rmaib_peer_ent_t *_Atomic e[];
-} peer_slots_t;
 
 struct rmaib_peer_tab {
     pthread_mutex_t lock;       /* opening */
-    peer_slots_t *_Atomic cur;
-    size_t count;
+    rmaib_rank_map_t map;
 };
-
-enum { TAB_MIN_BITS = 4 };
-
-static size_t slot_of(unsigned bits, int r)
-{
-    return (size_t) (((uint64_t) (uint32_t) r * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - bits));
-}
-
-static peer_slots_t *slots_new(unsigned bits)
-{
-    peer_slots_t *t = calloc(1, sizeof *t + sizeof t->e[0] * ((size_t) 1 << bits));
-    if (t)
-        t->bits = bits;
-    return t;
-}
-
-static rmaib_peer_ent_t *tab_find(const struct rmaib_peer_tab *tab, int r)
-{
-    peer_slots_t *t = atomic_load_explicit(&((struct rmaib_peer_tab *) tab)->cur,
-                                           memory_order_acquire);
-    size_t mask = ((size_t) 1 << t->bits) - 1;
-    for (size_t i = slot_of(t->bits, r);; i = (i + 1) & mask) {
-        rmaib_peer_ent_t *e = atomic_load_explicit(&t->e[i], memory_order_acquire);
-        if (!e || e->rank == r)
-            return e;
-    }
-}
-
-static void slots_put(peer_slots_t *t, rmaib_peer_ent_t *e)
-{
-    size_t mask = ((size_t) 1 << t->bits) - 1, i = slot_of(t->bits, e->rank);
-    while (atomic_load_explicit(&t->e[i], memory_order_relaxed))
-        i = (i + 1) & mask;
-    atomic_store_explicit(&t->e[i], e, memory_order_release);
-}
-
-/* Room for one more entry at a load of at most a half; a table that cannot grow
- * takes entries up to three quarters full. */
-static int tab_reserve(struct rmaib_peer_tab *tab)
-{
-    peer_slots_t *t = atomic_load_explicit(&tab->cur, memory_order_relaxed);
-    size_t cap = (size_t) 1 << t->bits;
-    if (2 * (tab->count + 1) <= cap)
-        return RMAIB_OK;
-    peer_slots_t *n = slots_new(t->bits + 1);
-    if (!n)
-        return 4 * (tab->count + 1) <= 3 * cap ? RMAIB_OK : RMAIB_ERR_NO_MEM;
-    for (size_t i = 0; i < cap; i++) {
-        rmaib_peer_ent_t *e = atomic_load_explicit(&t->e[i], memory_order_relaxed);
-        if (e)
-            slots_put(n, e);
-    }
-    n->older = t;
-    atomic_store_explicit(&tab->cur, n, memory_order_release);
-    return RMAIB_OK;
-}
 
 /* An entry as the directory describes rank r; the backends fill their part. */
 static void ent_fill(const rmaib_win_t *w, rmaib_peer_ent_t *e, int r)
@@ -108,27 +45,25 @@ int rmaib_peer_open(rmaib_win_t *w, int r, rmaib_peer_t **out)
         return RMAIB_OK;
     }
     struct rmaib_peer_tab *tab = w->ptab;
-    rmaib_peer_ent_t *e = tab_find(tab, r);
+    rmaib_peer_ent_t *e = rmaib_rank_map_find(&tab->map, r);
     if (e) {
         *out = &e->p;
         return RMAIB_OK;
     }
     int rc = RMAIB_OK;
     pthread_mutex_lock(&tab->lock);
-    e = tab_find(tab, r);
+    e = rmaib_rank_map_find(&tab->map, r);
     if (!e) {
-        rc = tab_reserve(tab);
-        if (rc == RMAIB_OK && !(e = calloc(1, sizeof *e)))
+        if (!(e = calloc(1, sizeof *e)))
             rc = RMAIB_ERR_NO_MEM;
         if (rc == RMAIB_OK) {
             ent_fill(w, e, r);
             if (e->p.tp && e->p.tp->peer_open)
                 rc = e->p.tp->peer_open(w, r, &e->p);
         }
-        if (rc == RMAIB_OK) {
-            slots_put(atomic_load_explicit(&tab->cur, memory_order_relaxed), e);
-            tab->count++;
-        } else {
+        if (rc == RMAIB_OK)
+            rc = rmaib_rank_map_insert(&tab->map, r, e);
+        if (rc != RMAIB_OK) {
             free(e);
             e = NULL;
         }
@@ -140,13 +75,13 @@ int rmaib_peer_open(rmaib_win_t *w, int r, rmaib_peer_t **out)
 
 rmaib_peer_t *rmaib_peer_find_sparse(const rmaib_win_t *w, int r)
 {
-    rmaib_peer_ent_t *e = tab_find(w->ptab, r);
+    rmaib_peer_ent_t *e = rmaib_rank_map_find(&w->ptab->map, r);
     return e ? &e->p : NULL;
 }
 
 rmaib_peer_t *rmaib_peer_sparse(const rmaib_win_t *w, int r)
 {
-    rmaib_peer_ent_t *e = tab_find(w->ptab, r);
+    rmaib_peer_ent_t *e = rmaib_rank_map_find(&w->ptab->map, r);
     if (__builtin_expect(e != NULL, 1))
         return &e->p;
     rmaib_peer_t *pe;
@@ -159,7 +94,19 @@ rmaib_peer_t *rmaib_peer_sparse(const rmaib_win_t *w, int r)
 
 size_t rmaib_peer_count(const rmaib_win_t *w)
 {
-    return w->peers ? (size_t) w->nranks : w->ptab->count;
+    return w->peers ? (size_t) w->nranks : w->ptab->map.count;
+}
+
+typedef struct each {
+    rmaib_win_t *w;
+    void (*fn)(rmaib_win_t *, rmaib_peer_ent_t *, void *);
+    void *arg;
+} each_t;
+
+static void each_ent(void *p, void *arg)
+{
+    each_t *e = arg;
+    e->fn(e->w, p, e->arg);
 }
 
 void rmaib_peer_foreach(rmaib_win_t *w, void (*fn)(rmaib_win_t *, rmaib_peer_ent_t *, void *),
@@ -170,12 +117,8 @@ void rmaib_peer_foreach(rmaib_win_t *w, void (*fn)(rmaib_win_t *, rmaib_peer_ent
             fn(w, &w->peers[r], arg);
         return;
     }
-    peer_slots_t *t = atomic_load_explicit(&w->ptab->cur, memory_order_acquire);
-    for (size_t i = 0; i < (size_t) 1 << t->bits; i++) {
-        rmaib_peer_ent_t *e = atomic_load_explicit(&t->e[i], memory_order_acquire);
-        if (e)
-            fn(w, e, arg);
-    }
+    each_t e = { w, fn, arg };
+    rmaib_rank_map_foreach(&w->ptab->map, each_ent, &e);
 }
 
 int rmaib_peer_table_init(rmaib_win_t *w, int dense)
@@ -189,22 +132,17 @@ int rmaib_peer_table_init(rmaib_win_t *w, int dense)
         return RMAIB_OK;
     }
     struct rmaib_peer_tab *tab = calloc(1, sizeof *tab);
-    peer_slots_t *t = tab ? slots_new(TAB_MIN_BITS) : NULL;
-    if (!t) {
-        free(tab);
+    if (!tab)
         return RMAIB_ERR_NO_MEM;
-    }
     pthread_mutex_init(&tab->lock, NULL);
-    atomic_init(&tab->cur, t);
     w->ptab = tab;
     return RMAIB_OK;
 }
 
-static void ent_free(rmaib_win_t *w, rmaib_peer_ent_t *e, void *arg)
+static void ent_free(void *p, void *arg)
 {
-    (void) w;
     (void) arg;
-    free(e);
+    free(p);
 }
 
 void rmaib_peer_table_free(rmaib_win_t *w)
@@ -214,11 +152,8 @@ void rmaib_peer_table_free(rmaib_win_t *w)
     struct rmaib_peer_tab *tab = w->ptab;
     if (!tab)
         return;
-    rmaib_peer_foreach(w, ent_free, NULL);
-    for (peer_slots_t *t = atomic_load(&tab->cur), *o; t; t = o) {
-        o = t->older;
-        free(t);
-    }
+    rmaib_rank_map_foreach(&tab->map, ent_free, NULL);
+    rmaib_rank_map_free(&tab->map);
     pthread_mutex_destroy(&tab->lock);
     free(tab);
     w->ptab = NULL;

@@ -26,6 +26,16 @@ test_unit_mailbox_SOURCES = test/unit/mailbox.c
 test_unit_mailbox_CPPFLAGS = $(CORE_CPPFLAGS)
 test_unit_mailbox_LDADD = librmaib-core.la -lpthread
 
+if RMAIB_HAVE_OFI
+unit_tests += test/unit/ofi_peers
+endif
+
+# The ofi backend's per-peer state at 10^6 ranks: columns, records made at the first
+# access, from several threads at once (no provider).
+test_unit_ofi_peers_SOURCES = test/unit/ofi_peers.c
+test_unit_ofi_peers_CPPFLAGS = $(CORE_CPPFLAGS) $(OFI_CFLAGS)
+test_unit_ofi_peers_LDADD = librmaib-core.la -lpthread
+
 unit_tests += test/unit/sock_wait
 
 # The progress thread's sleep on tcp's sockets: wake-ups, which sockets count, the

@@ -127,12 +127,15 @@ void rmaib_ofi_amo_resend(void)
 static void amo_answer(ofi_win_t *o, int origin, int slot, int refused, int one_way,
                        uint32_t tag, uint64_t value)
 {
-    ofi_peer_t *p = &o->peers[origin];
     uint64_t at = ((uint64_t) o->rank * RMAIB_AMO_SLOTS + (uint64_t) slot)
         * sizeof(rmaib_amo_ans_t);
+    /* From the columns: serving a request makes no record of its origin. */
+    uint32_t wid = (uint32_t) rmaib_ofi_col(o, OFI_COL_BOX_WID, origin);
     amo_unsent_t a = {
-        p->addr, p->box_raddr + amo_answers_off(o) + at, p->box_key,
-        one_way ? amo_data(AMO_REFUSED, p->box_wid, o->rank, slot | AMO_ONE_WAY_REFUSED) : 0,
+        (fi_addr_t) rmaib_ofi_col(o, OFI_COL_AV, origin),
+        rmaib_ofi_col(o, OFI_COL_BOX_RADDR, origin) + amo_answers_off(o) + at,
+        rmaib_ofi_col(o, OFI_COL_BOX_KEY, origin),
+        one_way ? amo_data(AMO_REFUSED, wid, o->rank, slot | AMO_ONE_WAY_REFUSED) : 0,
         { 0, 0, 0 },
     };
     rmaib_amo_answer_fill(&a.ans, tag, refused, value);
@@ -174,12 +177,15 @@ static void amo_serve(ofi_win_t *o, int origin, int slot, int one_way)
  * target served those first). */
 static void amo_answered(ofi_win_t *o, int target, int slot, int refused, uint64_t value)
 {
-    ofi_peer_t *p = &o->peers[target];
-    pthread_mutex_lock(&p->amo_lock);
-    amo_slot_t *a = &p->amo[slot];
+    ofi_peer_t *p = rmaib_ofi_peer_find(o, target);
+    ofi_peer_amo_t *m = p ? atomic_load_explicit(&p->amo, memory_order_acquire) : NULL;
+    if (!m)
+        return;
+    pthread_mutex_lock(&m->amo_lock);
+    amo_slot_t *a = &m->amo[slot];
     ofi_waiter_t *wt = a->wt;
-    if (!(p->amo_busy >> slot & 1) || !wt) {
-        pthread_mutex_unlock(&p->amo_lock);
+    if (!(m->amo_busy >> slot & 1) || !wt) {
+        pthread_mutex_unlock(&m->amo_lock);
         return;
     }
     if (refused)
@@ -187,9 +193,9 @@ static void amo_answered(ofi_win_t *o, int target, int slot, int refused, uint64
     else if (a->result)
         *a->result = value;
     for (int i = 0; i < RMAIB_AMO_SLOTS; i++)
-        if ((p->amo_busy >> i & 1) && (i == slot || (!p->amo[i].wt && p->amo[i].seq < a->seq)))
-            p->amo_busy &= ~(1u << i);
-    pthread_mutex_unlock(&p->amo_lock);
+        if ((m->amo_busy >> i & 1) && (i == slot || (!m->amo[i].wt && m->amo[i].seq < a->seq)))
+            m->amo_busy &= ~(1u << i);
+    pthread_mutex_unlock(&m->amo_lock);
     atomic_fetch_sub_explicit(&wt->pending, 1, memory_order_release);
 }
 
@@ -286,9 +292,13 @@ void rmaib_ofi_amo_incoming(uint64_t data)
                            (unsigned long long) data);
         return;
     }
-    if (kind == AMO_REFUSED)
-        atomic_store_explicit(&o->peers[rank].err, FI_EINVAL, memory_order_relaxed);
-    else
+    if (kind == AMO_REFUSED) {
+        ofi_peer_t *p = rmaib_ofi_peer_find(o, (int) rank);   /* we sent it: made */
+        if (p) {
+            atomic_store_explicit(&p->err, FI_EINVAL, memory_order_relaxed);
+            rmaib_ofi_touch(p);
+        }
+    } else
         amo_serve(o, (int) rank, slot, kind == AMO_ONE_WAY);
 }
 
@@ -298,25 +308,28 @@ void rmaib_ofi_amo_incoming(uint64_t data)
 int rmaib_ofi_amo_issue(ofi_win_t *o, int peer, uint64_t off, uint32_t op, uint64_t operand,
                         uint64_t compare, uint64_t *result, ofi_waiter_t *wt)
 {
-    ofi_peer_t *p = &o->peers[peer];
+    ofi_peer_t *p = ofi_peer(o, peer);
+    ofi_peer_amo_t *m = p ? rmaib_ofi_peer_amo(p) : NULL;
     int slot = -1;
+    if (!m)
+        return RMAIB_ERR_NO_MEM;
     uint64_t seq = 0;
     RMAIB_BACKOFF(bo);
     /* Held while waiting for a slot: the waits serve the CQ, which frees slots. */
-    pthread_mutex_lock(&p->send_lock);
+    pthread_mutex_lock(&m->send_lock);
     for (;;) {
-        pthread_mutex_lock(&p->amo_lock);
-        slot = rmaib_amo_pick_slot(p->amo_busy, wt != NULL);
+        pthread_mutex_lock(&m->amo_lock);
+        slot = rmaib_amo_pick_slot(m->amo_busy, wt != NULL);
         if (slot >= 0) {
-            p->amo_busy |= 1u << slot;
-            seq = ++p->amo_seq;
-            p->amo[slot] = (amo_slot_t) { wt, result, seq };
+            m->amo_busy |= 1u << slot;
+            seq = ++m->amo_seq;
+            m->amo[slot] = (amo_slot_t) { wt, result, seq };
         }
-        pthread_mutex_unlock(&p->amo_lock);
+        pthread_mutex_unlock(&m->amo_lock);
         if (slot >= 0)
             break;
         if (!wt) {
-            pthread_mutex_unlock(&p->send_lock);
+            pthread_mutex_unlock(&m->send_lock);
             return AMO_FULL;
         }
         rmaib_backoff(&bo);
@@ -328,15 +341,17 @@ int rmaib_ofi_amo_issue(ofi_win_t *o, int peer, uint64_t off, uint32_t op, uint6
     ssize_t r = wt ? amo_await(o, peer, slot, q.tag) : RMAIB_OK;
     if (r == RMAIB_OK)
         RETRY(r, fi_inject_writedata(ofi.ep, &q, sizeof q, data, p->addr, raddr, p->box_key));
-    pthread_mutex_unlock(&p->send_lock);
+    pthread_mutex_unlock(&m->send_lock);
     if (r != 0) {
         if (wt)
             amo_unawait(o, peer, slot);
-        pthread_mutex_lock(&p->amo_lock);
-        p->amo_busy &= ~(1u << slot);
-        pthread_mutex_unlock(&p->amo_lock);
+        pthread_mutex_lock(&m->amo_lock);
+        m->amo_busy &= ~(1u << slot);
+        pthread_mutex_unlock(&m->amo_lock);
         return r == RMAIB_ERR_NO_MEM ? (int) r : rmaib_ofi_post_failed("control atomic", r);
     }
+    if (!wt)                    /* its slot stays busy until a later answer */
+        rmaib_ofi_touch(p);
     return RMAIB_OK;
 }
 
@@ -350,20 +365,17 @@ int rmaib_ofi_amo_blocking(ofi_win_t *o, int peer, uint64_t off, uint32_t op,
     return rc != RMAIB_OK ? rc : wait_for(&wt);
 }
 
-/* Window free: our one-way requests to each target are served before the barrier
- * that lets the target drop its mailbox.  An answered read sent after them shows it. */
-int rmaib_ofi_amo_quiesce(ofi_win_t *o)
+/* Window free: our one-way requests to p are served before the barrier that lets
+ * the target drop its mailbox.  An answered read sent after them shows it. */
+int rmaib_ofi_amo_quiesce(ofi_win_t *o, ofi_peer_t *p)
 {
-    int rc = RMAIB_OK;
-    for (int r = 0; r < o->nranks; r++) {
-        ofi_peer_t *p = &o->peers[r];
-        pthread_mutex_lock(&p->amo_lock);
-        uint32_t busy = p->amo_busy;
-        pthread_mutex_unlock(&p->amo_lock);
-        if (busy)
-            rc = rmaib_first_error(rc, rmaib_ofi_amo_blocking(o, r, 0, RMAIB_AOP_READ, 0, 0, NULL));
-    }
-    return rc;
+    ofi_peer_amo_t *m = atomic_load_explicit(&p->amo, memory_order_acquire);
+    if (!m)
+        return RMAIB_OK;
+    pthread_mutex_lock(&m->amo_lock);
+    uint32_t busy = m->amo_busy;
+    pthread_mutex_unlock(&m->amo_lock);
+    return busy ? rmaib_ofi_amo_blocking(o, p->rank, 0, RMAIB_AOP_READ, 0, 0, NULL) : RMAIB_OK;
 }
 
 /* Two answered requests in flight at once (the MCS lock's tail swap and node reset). */
@@ -387,13 +399,16 @@ int rmaib_ofi_amo_pair(ofi_win_t *o, const rmaib_ctrl_req_t req[2])
 int rmaib_ofi_amo_runs(rmaib_win_t *w, ofi_win_t *o, int peer, uint64_t roff, rmaib_basic_t b,
                        rmaib_op_t op, const char *operand, char *fetch, size_t n)
 {
-    ofi_peer_t *p = &o->peers[peer];
+    ofi_peer_t *p = ofi_peer(o, peer);
+    ofi_peer_amo_t *m = p ? rmaib_ofi_peer_amo(p) : NULL;
+    if (!m)
+        return RMAIB_ERR_NO_MEM;
     size_t es = rmaib_basic_size(b), per = o->stage_bytes / es;
     uint64_t stage = p->box_raddr + rmaib_ofi_amo_stage_off(o, o->rank);
     int rc = RMAIB_OK;
     /* Held while the run's requests are answered: the waits serve the CQ themselves,
      * and a second thread's run would overwrite the operands in the stage. */
-    pthread_mutex_lock(&p->stage_lock);
+    pthread_mutex_lock(&m->stage_lock);
     for (size_t done = 0; done < n && rc == RMAIB_OK; done += per) {
         size_t k = n - done < per ? n - done : per;
         if (operand) {
@@ -407,6 +422,6 @@ int rmaib_ofi_amo_runs(rmaib_win_t *w, ofi_win_t *o, int peer, uint64_t roff, rm
         if (rc == RMAIB_OK && fetch)
             rc = rmaib_ofi_read_blocking(p, fetch + done * es, k * es, stage, p->box_key);
     }
-    pthread_mutex_unlock(&p->stage_lock);
+    pthread_mutex_unlock(&m->stage_lock);
     return rc;
 }

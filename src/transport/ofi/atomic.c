@@ -47,8 +47,10 @@ static int atomic_start(ofi_atomic_op_t *a, ofi_waiter_t *wt, ofi_peer_t *p, int
         atomic_fetch_sub_explicit(&wt->pending, 1, memory_order_relaxed);
         return rmaib_ofi_post_failed("atomic", r);
     }
-    if (kind == AT_PLAIN && !ofi.delivery_complete)
+    if (kind == AT_PLAIN && !ofi.delivery_complete) {
         FLAG_SET(p->unread);
+        rmaib_ofi_touch(p);
+    }
     *a = (ofi_atomic_op_t) { b, kind, bytes };
     return RMAIB_OK;
 }
@@ -92,7 +94,12 @@ int rmaib_ofi_ctrl_atomic2(rmaib_win_t *w, const rmaib_ctrl_req_t req[2])
     int rc = RMAIB_OK, n = 0;
     while (n < 2) {
         const rmaib_ctrl_req_t *q = &req[n];
-        ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[q->peer];
+        ofi_peer_t *p = ofi_peer(w->ofi, q->peer);
+        if (!p) {               /* as a failed start: it takes its own count back */
+            atomic_fetch_sub_explicit(&wt.pending, 1, memory_order_relaxed);
+            rc = RMAIB_ERR_NO_MEM;
+            break;
+        }
         int cas = q->op == RMAIB_AOP_CAS;
         rc = atomic_start(&a[n], &wt, p, cas ? AT_COMPARE : AT_FETCH, p->ctrl_raddr + q->off,
                           p->ctrl_key, FI_UINT64, cas ? FI_CSWAP : FI_SUM, 8, 1, &q->operand,
@@ -156,6 +163,7 @@ static int atomic_post(ofi_peer_t *p, int ctrl, uint64_t raddr, uint64_t key,
         FLAG_SET(p->unordered);     /* rxm applies an atomic after writes that follow it */
     if (!ofi.delivery_complete)
         FLAG_SET(p->unread);
+    rmaib_ofi_touch(p);
     return RMAIB_OK;
 }
 
@@ -163,7 +171,9 @@ int rmaib_ofi_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
                           uint64_t operand, uint64_t compare, uint64_t *result)
 {
     ofi_win_t *o = w->ofi;
-    ofi_peer_t *p = &o->peers[peer];
+    ofi_peer_t *p = ofi_peer(o, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     int may_stay = !result && (peer != w->rank || rmaib_ctrl_atomic_only(off))
         && (op == RMAIB_AOP_FADD || op == RMAIB_AOP_WRITE);
     if (o->amo) {
@@ -205,7 +215,9 @@ int rmaib_ofi_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
  * a message. */
 int rmaib_ofi_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_t value)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_peer_t *p = ofi_peer(w->ofi, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     ssize_t r;
     if (FLAG_GET(p->unordered)) {
         int rc = rmaib_ofi_flush_peer(w, p);
@@ -219,6 +231,7 @@ int rmaib_ofi_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_t value)
         if (r != 0)
             return rmaib_ofi_post_failed("store", r);
         FLAG_SET(p->stored);
+        rmaib_ofi_touch(p);
         return RMAIB_OK;
     }
     pool_blk_t *b = rmaib_ofi_pool_alloc(sizeof value, (ofi_peer_t *) ((uintptr_t) p | 1));
@@ -231,12 +244,15 @@ int rmaib_ofi_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_t value)
         pool_release(b);
         return rmaib_ofi_post_failed("store", r);
     }
+    rmaib_ofi_touch(p);
     return RMAIB_OK;
 }
 
 int rmaib_ofi_ctrl_read(rmaib_win_t *w, int peer, size_t off, void *dst, size_t len)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_peer_t *p = ofi_peer(w->ofi, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     return rmaib_ofi_read_blocking(p, dst, len, p->ctrl_raddr + off, p->ctrl_key);
 }
 
@@ -253,14 +269,16 @@ int rmaib_ofi_acc_native(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t 
         : !ofi.native[b])
         return 0;
     uint64_t va = w->flavor == RMAIB_FLAVOR_DYNAMIC ? roff
-        : ((ofi_win_t *) w->ofi)->peers[peer].data_va + roff;
+        : rmaib_ofi_col(w->ofi, OFI_COL_DATA_VA, peer) + roff;
     return va % rmaib_basic_size(b) == 0;
 }
 
 static int data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
                           rmaib_op_t op, const void *operand, void *fetch, size_t n)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_peer_t *p = ofi_peer(w->ofi, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     enum fi_datatype dt;
     enum fi_op fop;
     size_t es = rmaib_basic_size(b);
@@ -315,7 +333,9 @@ static int data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
 int rmaib_ofi_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
                           rmaib_op_t op, const void *operand, void *fetch, size_t n)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_peer_t *p = ofi_peer(w->ofi, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     int dyn = dyn_lock(w, p);
     int rc = data_atomic(w, peer, roff, b, op, operand, fetch, n);
     dyn_unlock(p, dyn);
@@ -325,7 +345,9 @@ int rmaib_ofi_data_atomic(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t
 static int data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
                        const void *compare, const void *swap, void *result)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_peer_t *p = ofi_peer(w->ofi, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     uint64_t raddr, key;
     int rc = dyn_prepare(w, p);
     if (rc == RMAIB_OK)
@@ -348,7 +370,9 @@ static int data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
 int rmaib_ofi_data_cas(rmaib_win_t *w, int peer, uint64_t roff, size_t size,
                        const void *compare, const void *swap, void *result)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_peer_t *p = ofi_peer(w->ofi, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     int dyn = dyn_lock(w, p);
     int rc = data_cas(w, peer, roff, size, compare, swap, result);
     dyn_unlock(p, dyn);

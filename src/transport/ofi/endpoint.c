@@ -95,8 +95,11 @@ static void teardown(void)
     free(ofi.pool);
     ofi.pool = NULL;
     free(ofi.addrs);
+    free(ofi.addr_by_name);
+    free(ofi.addr_by_inet);
     ofi.addrs = NULL;
-    ofi.naddrs = ofi.addrs_cap = 0;
+    ofi.addr_by_name = ofi.addr_by_inet = NULL;
+    ofi.naddrs = ofi.addrs_cap = ofi.addr_slots = 0;
     if (ofi.sock_wait)
         rmaib_sock_wait_close();
     ofi.sock_wait = 0;

@@ -84,8 +84,10 @@ static int nread_post(ofi_nread_t *r, ofi_peer_t *p, void *dst, size_t n, uint64
     }
     CNT_ADD(p->nread_issued, 1);
     POST(x, fi_read(ofi.ep, to, n, ofi.pool_desc, p->addr, raddr, key, ctx));
-    if (x == 0)
+    if (x == 0) {
+        rmaib_ofi_touch(p);
         return RMAIB_OK;
+    }
     CNT_ADD(p->nread_issued, -1);
     if (b)
         pool_release(b);
@@ -106,7 +108,9 @@ static size_t nread_pieces(const rmaib_seg_t *segs, size_t n)
 static int get_notify(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n,
                          _Atomic uint64_t *counter)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_peer_t *p = ofi_peer(w->ofi, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     const rmaib_seg_t *segs = user_segs;
     rmaib_seg_t *cut = NULL;
     size_t nsegs = user_n;
@@ -140,27 +144,25 @@ static int get_notify(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, si
 int rmaib_ofi_get_notify(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t n,
                          _Atomic uint64_t *counter)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_peer_t *p = ofi_peer(w->ofi, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     int dyn = dyn_lock(w, p);
     int rc = get_notify(w, peer, segs, n, counter);
     dyn_unlock(p, dyn);
     return rc;
 }
 
-/* Every notified read to p (or to every peer, p NULL) has completed. */
+/* Every notified read to p has completed. */
 void rmaib_ofi_nread_wait(ofi_win_t *o, ofi_peer_t *p)
 {
-    for (int i = 0; i < o->nranks; i++) {
-        ofi_peer_t *q = p ? p : &o->peers[i];
-        RMAIB_BACKOFF(bo);
-        for (;;) {              /* done first, as rmaib_ofi_flush_peer */
-            uint64_t d = atomic_load_explicit(&q->nread_done, memory_order_acquire);
-            if (d == atomic_load_explicit(&q->nread_issued, memory_order_acquire))
-                break;
-            rmaib_backoff(&bo);
-        }
-        if (p)
+    RMAIB_BACKOFF(bo);
+    (void) o;
+    for (;;) {                  /* done first, as rmaib_ofi_flush_peer */
+        uint64_t d = atomic_load_explicit(&p->nread_done, memory_order_acquire);
+        if (d == atomic_load_explicit(&p->nread_issued, memory_order_acquire))
             break;
+        rmaib_backoff(&bo);
     }
 }
 
@@ -175,7 +177,9 @@ void rmaib_ofi_nread_wait(ofi_win_t *o, ofi_peer_t *p)
 int rmaib_ofi_notify_add(rmaib_win_t *w, int peer, size_t off)
 {
     ofi_win_t *o = w->ofi;
-    ofi_peer_t *p = &o->peers[peer];
+    ofi_peer_t *p = ofi_peer(o, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     int rc = RMAIB_OK;
     if (!o->amo || ofi.waw_size != SIZE_MAX || FLAG_GET(p->unordered))
         rc = rmaib_ofi_flush_peer(w, p);

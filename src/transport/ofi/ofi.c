@@ -6,6 +6,7 @@
  *   endpoint.c  provider choice, start-up and tear-down, the atomic capability table
  *   cq.c        completions, the bounce ring, progress
  *   win.c       registration, addresses, window set-up, dynamic windows' key tables
+ *   peer.c      per-peer state: the hellos kept as columns, a record at first access
  *   rma.c       put, get, flush
  *   atomic.c    control-word and window-data atomics with the provider's atomics
  *   amo.c       the same executed by the target from its mailbox (mailbox.c: the format)
@@ -80,7 +81,6 @@ const rmaib_tp_ops_t rmaib_ofi_ops = {
     .finalize = rmaib_ofi_finalize,
     .win_init = rmaib_ofi_win_init,
     .win_fini = rmaib_ofi_win_fini,
-    .peer_open = rmaib_ofi_peer_open,
     .put = rmaib_ofi_put,
     .get = rmaib_ofi_get,
     .putv = rmaib_ofi_putv,

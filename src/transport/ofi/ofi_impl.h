@@ -1,8 +1,8 @@
 /*
  * The ofi backend's private state, shared by its files: endpoint.c (provider choice,
  * start-up), cq.c (completions, bounce ring), win.c (registration, addresses,
- * windows), rma.c (put, get, flush), atomic.c (provider atomics) and amo.c (the
- * mailbox's traffic).  ofi.h is the interface towards transport.c and the thread.
+ * windows), peer.c (per-peer state), rma.c (put, get, flush, the touched list),
+ * atomic.c (provider atomics) and amo.c (the mailbox's traffic).  ofi.h is the interface towards transport.c and the thread.
  */
 #ifndef RMAIB_OFI_IMPL_H_INCLUDED
 #define RMAIB_OFI_IMPL_H_INCLUDED
@@ -18,6 +18,7 @@
 #include "ofi.h"
 #include "mailbox.h"
 #include "loader.h"
+#include "transport/rank_map.h"
 
 /* Nothing below leaves the library: accesses to the state and calls between the
  * files stay direct (no GOT or PLT), as when all of it was one file. */
@@ -68,12 +69,34 @@ typedef struct amo_slot {
     uint64_t seq;
 } amo_slot_t;
 
-/* One target as this window sees it. */
+/* The part of a peer's record only the mailbox uses (amo.c), made at the first
+ * request to the peer (rmaib_ofi_peer_amo). */
+typedef struct ofi_peer_amo {
+    pthread_mutex_t amo_lock;           /* the slots below: the caller's and the reaper's */
+    /* Requests go out in the order of their seq (amo_answered frees one-way slots by
+     * it): threads take turns from slot to post.  Never held by the CQ's reader. */
+    pthread_mutex_t send_lock;
+    pthread_mutex_t stage_lock;         /* our stage in its mailbox: one run at a time */
+    uint32_t amo_busy;                  /* bit s: slot s in use */
+    uint64_t amo_seq;
+    amo_slot_t amo[RMAIB_AMO_SLOTS];
+} ofi_peer_amo_t;
+
+/* One target as this window sees it, made at the first access (peer.c). */
 typedef struct ofi_peer {
+    struct ofi_win *o;          /* its window */
+    int rank;
+    /* On o->touched: set (with one exchange) by whoever leaves work outstanding to
+     * the peer, after the counters and flags below; cleared by the list's walker. */
+    _Atomic int listed;
+    struct ofi_peer *touched_next;
     fi_addr_t addr;
-    uint64_t data_va, data_raddr, data_key;     /* raddr: what roff 0 is on the wire */
+    uint64_t data_va;           /* where its window is, at least within a page */
+    uint64_t data_raddr, data_key;      /* raddr: what roff 0 is on the wire */
     uint64_t ctrl_raddr, ctrl_key;
     uint64_t ktab_raddr, ktab_key;
+    uint64_t box_raddr, box_key;        /* the peer's mailbox */
+    uint32_t box_wid;                   /* ... and its number for this window */
     /* Counted before the post, so done never passes issued, and any thread may issue
      * (MPI_THREAD_MULTIPLE): the flags below are atomics for the same reason. */
     _Atomic uint64_t issued;    /* asynchronous operations posted */
@@ -87,19 +110,28 @@ typedef struct ofi_peer {
     _Atomic int stored;         /* injected control stores since the last read (quiesce) */
     _Atomic int unordered;      /* issued since the last flush: something a later write
                                  * may overtake (an atomic, a write beyond waw_size) */
+    _Atomic(ofi_peer_amo_t *) amo;      /* NULL until the first mailbox request */
     ofi_ktab_t *ktab;           /* dynamic windows: cached copy of the peer's table */
-    uint64_t box_raddr, box_key;        /* the peer's mailbox */
-    uint32_t box_wid;                   /* ... and its number for this window */
-    pthread_mutex_t amo_lock;           /* the slots below: the caller's and the reaper's */
-    /* Requests go out in the order of their seq (amo_answered frees one-way slots by
-     * it): threads take turns from slot to post.  Never held by the CQ's reader. */
-    pthread_mutex_t send_lock;
-    pthread_mutex_t stage_lock;         /* our stage in its mailbox: one run at a time */
-    pthread_mutex_t ktab_lock;          /* ktab, refreshed in place (dyn_lock) */
-    uint32_t amo_busy;                  /* bit s: slot s in use */
-    uint64_t amo_seq;
-    amo_slot_t amo[RMAIB_AMO_SLOTS];
+    pthread_mutex_t ktab_lock;  /* ktab, refreshed in place (dyn_lock) */
 } ofi_peer_t;
+
+/* What window creation keeps of every peer's hello, one column per field (peer.c):
+ * the same value for all (v NULL), that plus the rank (linear), column base's value
+ * plus same (base >= 0), or an array of width-byte values. */
+typedef struct ofi_col {
+    uint64_t same;
+    void *v;
+    int8_t base;
+    uint8_t width, linear;
+} ofi_col_t;
+
+/* The columns.  DATA_VA is the peer's window base within its page (what alignment
+ * needs); the RADDRs are what the regions' first bytes are on the wire. */
+enum {
+    OFI_COL_AV, OFI_COL_DATA_VA, OFI_COL_DATA_RADDR, OFI_COL_DATA_KEY, OFI_COL_CTRL_RADDR,
+    OFI_COL_CTRL_KEY, OFI_COL_KTAB_RADDR, OFI_COL_KTAB_KEY, OFI_COL_BOX_RADDR, OFI_COL_BOX_KEY,
+    OFI_COL_BOX_WID, OFI_COL_N
+};
 
 typedef struct ofi_win {
     struct fid_mr *data_mr, *ctrl_mr, *ktab_mr, *box_mr;
@@ -117,15 +149,26 @@ typedef struct ofi_win {
     size_t data_size;           /* 0 where there are none (dynamic windows) */
     ofi_ktab_t *ktab;           /* dynamic: own table, registered */
     struct fid_mr *attach_mr[RMAIB_MAX_ATTACH];
-    ofi_peer_t peers[];
+    /* The peers with work outstanding since a walk of the list last found them idle
+     * (rma.c: rmaib_ofi_touch, rmaib_ofi_walk): what flush(-1), flush_local(-1) and
+     * quiesce visit, in place of all nranks.  Pushed lock-free; walked by one thread
+     * at a time (walk_lock), never on the put/get path. */
+    _Atomic(ofi_peer_t *) touched;
+    pthread_mutex_t walk_lock;
+    ofi_col_t col[OFI_COL_N];
+    rmaib_rank_map_t pmap;              /* the peers touched so far (peer.c) */
+    pthread_mutex_t open_lock;          /* one thread at a time makes a record */
 } ofi_win_t;
 
+#define OFI_INET_KEY 19         /* family, port, IPv6 address */
+
 typedef struct ofi_addr_entry {
-    uint64_t hash;
+    uint64_t hash, ihash;       /* of name, of ikey */
     size_t len;
     char name[OFI_NAME_MAX];
+    unsigned char ikey[OFI_INET_KEY]; /* the inet address in name, ilen bytes (0: none) */
+    uint8_t ilen;
     fi_addr_t fa;
-    int connected;              /* a first operation to it has completed */
 } ofi_addr_entry_t;
 
 struct ofi_state {
@@ -167,8 +210,10 @@ struct ofi_state {
     void *pool_desc;
     uint64_t head, tail;
 
-    ofi_addr_entry_t *addrs;
+    ofi_addr_entry_t *addrs;    /* the address cache (win.c) */
     size_t naddrs, addrs_cap;
+    uint32_t *addr_by_name, *addr_by_inet;  /* entry + 1 by hash, addr_slots each */
+    size_t addr_slots;
     _Atomic int said_error;
 };
 
@@ -233,7 +278,6 @@ pool_blk_t *rmaib_ofi_pool_alloc(size_t len, ofi_peer_t *peer);
 
 /* win.c: windows, registrations, dynamic windows' key tables */
 int rmaib_ofi_win_init(rmaib_win_t *w);
-int rmaib_ofi_peer_open(rmaib_win_t *w, int rank, rmaib_peer_t *peer);
 void rmaib_ofi_win_fini(rmaib_win_t *w);
 int rmaib_ofi_attach(rmaib_win_t *w, void *base, size_t size);
 void rmaib_ofi_detach(rmaib_win_t *w, const void *base);
@@ -241,7 +285,53 @@ int rmaib_ofi_ktab_refresh(ofi_peer_t *p);
 int rmaib_ofi_dyn_cut(rmaib_win_t *w, ofi_peer_t *p, const rmaib_seg_t *segs, size_t n,
                       const rmaib_seg_t **out, size_t *nout, rmaib_seg_t **tofree);
 
+/* peer.c */
+int rmaib_ofi_col_set(ofi_win_t *o, int c, const uint64_t *v);
+size_t rmaib_ofi_cols_bytes(const ofi_win_t *o);
+void rmaib_ofi_cols_free(ofi_win_t *o);
+ofi_peer_t *rmaib_ofi_peer_open(ofi_win_t *o, int r);
+ofi_peer_amo_t *rmaib_ofi_peer_amo(ofi_peer_t *p);
+void rmaib_ofi_peers_free(ofi_win_t *o);
+
+/* Peer r's value of column c. */
+static inline uint64_t rmaib_ofi_col(const ofi_win_t *o, int c, int r)
+{
+    const ofi_col_t *k = &o->col[c];
+    if (k->v)
+        return k->width == 4 ? ((const uint32_t *) k->v)[r] : ((const uint64_t *) k->v)[r];
+    if (k->base >= 0)
+        return k->same + rmaib_ofi_col(o, k->base, r);
+    return k->same + (k->linear ? (uint64_t) r : 0);
+}
+
+/* Peer r's record if this process has touched it, else NULL. */
+static inline ofi_peer_t *rmaib_ofi_peer_find(ofi_win_t *o, int r)
+{
+    return rmaib_rank_map_find(&o->pmap, r);
+}
+
+/* Peer r's record, made at the first access (NULL: out of memory).  The one place
+ * an operation finds its target's state. */
+static inline ofi_peer_t *ofi_peer(ofi_win_t *o, int r)
+{
+    ofi_peer_t *p = rmaib_ofi_peer_find(o, r);
+    return __builtin_expect(p != NULL, 1) ? p : rmaib_ofi_peer_open(o, r);
+}
+
 /* rma.c */
+/* p has work outstanding: put it on its window's touched list.  Call after the
+ * counter or flag that says so: the exchange publishes them to the walker. */
+static inline void rmaib_ofi_touch(ofi_peer_t *p)
+{
+    if (atomic_exchange(&p->listed, 1))
+        return;
+    ofi_peer_t *head = atomic_load_explicit(&p->o->touched, memory_order_relaxed);
+    do
+        p->touched_next = head;
+    while (!atomic_compare_exchange_weak_explicit(&p->o->touched, &head, p,
+                                                  memory_order_release, memory_order_relaxed));
+}
+int rmaib_ofi_walk(rmaib_win_t *w, int (*fn)(rmaib_win_t *, ofi_peer_t *, void *), void *arg);
 int rmaib_ofi_read_post(ofi_peer_t *p, void *to, size_t n, uint64_t raddr, uint64_t key,
                         ofi_waiter_t *wt);
 int rmaib_ofi_read_blocking(ofi_peer_t *p, void *dst, size_t len, uint64_t raddr,
@@ -297,7 +387,7 @@ int rmaib_ofi_amo_issue(ofi_win_t *o, int peer, uint64_t off, uint32_t op, uint6
 int rmaib_ofi_amo_blocking(ofi_win_t *o, int peer, uint64_t off, uint32_t op,
                            uint64_t operand, uint64_t compare, uint64_t *result);
 int rmaib_ofi_amo_pair(ofi_win_t *o, const rmaib_ctrl_req_t req[2]);
-int rmaib_ofi_amo_quiesce(ofi_win_t *o);
+int rmaib_ofi_amo_quiesce(ofi_win_t *o, ofi_peer_t *p);
 int rmaib_ofi_amo_runs(rmaib_win_t *w, ofi_win_t *o, int peer, uint64_t roff, rmaib_basic_t b,
                        rmaib_op_t op, const char *operand, char *fetch, size_t n);
 

@@ -85,6 +85,7 @@ int rmaib_ofi_write_copied(const rmaib_win_t *w, ofi_peer_t *p, uint64_t raddr, 
         }
         if (!(flags & FI_DELIVERY_COMPLETE))
             FLAG_SET(p->unread);
+        rmaib_ofi_touch(p);
     }
     return RMAIB_OK;
 }
@@ -95,14 +96,18 @@ static int put_one(rmaib_win_t *w, ofi_peer_t *p, uint64_t roff, const void *src
     int rc = data_target(w, p, roff, len, &raddr, &key);
     if (rc == RMAIB_OK)
         rc = rmaib_ofi_write_copied(w, p, raddr, key, src, len);
-    if (rc == RMAIB_OK && len > ofi.waw_size)
+    if (rc == RMAIB_OK && len > ofi.waw_size) {
         FLAG_SET(p->unordered);
+        rmaib_ofi_touch(p);
+    }
     return rc;
 }
 
 int rmaib_ofi_put(rmaib_win_t *w, int peer, uint64_t roff, const void *src, size_t len)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_peer_t *p = ofi_peer(w->ofi, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     if (w->flavor == RMAIB_FLAVOR_DYNAMIC) {   /* may cross a region end */
         rmaib_seg_t seg = { roff, (void *) src, len };
         return rmaib_ofi_putv(w, peer, &seg, 1);
@@ -112,7 +117,9 @@ int rmaib_ofi_put(rmaib_win_t *w, int peer, uint64_t roff, const void *src, size
 
 static int putv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_peer_t *p = ofi_peer(w->ofi, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     uint64_t flags = write_flags(w);
     const rmaib_seg_t *segs = user_segs;
     rmaib_seg_t *cut = NULL;
@@ -166,13 +173,17 @@ static int putv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t u
     }
     if (rc == RMAIB_OK && !(flags & FI_DELIVERY_COMPLETE))
         FLAG_SET(p->unread);
+    if (i > 0)
+        rmaib_ofi_touch(p);
     free(cut);
     return rc;
 }
 
 int rmaib_ofi_putv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t n)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_peer_t *p = ofi_peer(w->ofi, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     int dyn = dyn_lock(w, p);
     int rc = putv(w, peer, segs, n);
     dyn_unlock(p, dyn);
@@ -190,15 +201,19 @@ static int get_one(rmaib_win_t *w, ofi_peer_t *p, uint64_t roff, void *dst, size
     if (rc == RMAIB_OK) {
         int unread = FLAG_TAKE(p->unread);
         rc = rmaib_ofi_read_blocking(p, dst, len, raddr, key);
-        if (rc != RMAIB_OK && unread)
+        if (rc != RMAIB_OK && unread) {
             FLAG_SET(p->unread);
+            rmaib_ofi_touch(p);
+        }
     }
     return rc;
 }
 
 int rmaib_ofi_get(rmaib_win_t *w, int peer, uint64_t roff, void *dst, size_t len)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_peer_t *p = ofi_peer(w->ofi, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     if (w->flavor == RMAIB_FLAVOR_DYNAMIC) {   /* may cross a region end */
         rmaib_seg_t seg = { roff, dst, len };
         return rmaib_ofi_getv(w, peer, &seg, 1);
@@ -211,7 +226,9 @@ int rmaib_ofi_get(rmaib_win_t *w, int peer, uint64_t roff, void *dst, size_t len
  * ring. */
 static int getv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t user_n)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_peer_t *p = ofi_peer(w->ofi, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     const rmaib_seg_t *segs = user_segs;
     rmaib_seg_t *cut = NULL;
     size_t nsegs = user_n;
@@ -260,15 +277,19 @@ static int getv(rmaib_win_t *w, int peer, const rmaib_seg_t *user_segs, size_t u
         }
         rc = rmaib_first_error(rc, wait_for(&wt));
     }
-    if (rc != RMAIB_OK && unread)
+    if (rc != RMAIB_OK && unread) {
         FLAG_SET(p->unread);
+        rmaib_ofi_touch(p);
+    }
     free(cut);
     return rc;
 }
 
 int rmaib_ofi_getv(rmaib_win_t *w, int peer, const rmaib_seg_t *segs, size_t n)
 {
-    ofi_peer_t *p = &((ofi_win_t *) w->ofi)->peers[peer];
+    ofi_peer_t *p = ofi_peer(w->ofi, peer);
+    if (!p)
+        return RMAIB_ERR_NO_MEM;
     int dyn = dyn_lock(w, p);
     int rc = getv(w, peer, segs, n);
     dyn_unlock(p, dyn);
@@ -311,52 +332,122 @@ int rmaib_ofi_flush_peer(rmaib_win_t *w, ofi_peer_t *p)
     return rc;
 }
 
-int rmaib_ofi_flush(rmaib_win_t *w, int peer)
+/* Has p anything outstanding that a flush, flush_local or quiesce would see to? */
+static int peer_busy(ofi_peer_t *p)
+{
+    if (CNT_GET(p->issued) != atomic_load_explicit(&p->done, memory_order_acquire)
+        || CNT_GET(p->ctrl_issued) != atomic_load_explicit(&p->ctrl_done, memory_order_acquire)
+        || CNT_GET(p->nread_issued) != atomic_load_explicit(&p->nread_done, memory_order_acquire)
+        || FLAG_GET(p->unread) || FLAG_GET(p->stored) || FLAG_GET(p->unordered)
+        || atomic_load_explicit(&p->err, memory_order_relaxed))
+        return 1;
+    ofi_peer_amo_t *a = atomic_load_explicit(&p->amo, memory_order_acquire);
+    if (!a)
+        return 0;
+    pthread_mutex_lock(&a->amo_lock);
+    int busy = a->amo_busy != 0;
+    pthread_mutex_unlock(&a->amo_lock);
+    return busy;
+}
+
+/* fn on every peer of the touched list, each taken off it first and put back if
+ * still busy after: an issuer's touch either comes after our exchange (and lists
+ * the peer again) or before it, when the exchange shows us its work.  One walker at
+ * a time, so a second flush(-1) waits for what the first took off the list. */
+int rmaib_ofi_walk(rmaib_win_t *w, int (*fn)(rmaib_win_t *, ofi_peer_t *, void *), void *arg)
 {
     ofi_win_t *o = w->ofi;
-    if (peer >= 0)
-        return rmaib_ofi_flush_peer(w, &o->peers[peer]);
     int rc = RMAIB_OK;
-    for (int r = 0; r < w->nranks; r++) {
-        ofi_peer_t *p = &o->peers[r];
-        if (CNT_GET(p->issued) != atomic_load_explicit(&p->done, memory_order_acquire)
-            || FLAG_GET(p->unread)
-            || CNT_GET(p->nread_issued) != atomic_load_explicit(&p->nread_done,
-                                                               memory_order_acquire)
-            || atomic_load_explicit(&p->err, memory_order_relaxed)) {
-            rc = rmaib_first_error(rc, rmaib_ofi_flush_peer(w, p));
-        }
+    pthread_mutex_lock(&o->walk_lock);
+    ofi_peer_t *p = atomic_exchange(&o->touched, NULL);
+    while (p) {
+        ofi_peer_t *next = p->touched_next;    /* before a touch may link p anew */
+        atomic_exchange(&p->listed, 0);
+        rc = rmaib_first_error(rc, fn(w, p, arg));
+        if (peer_busy(p))
+            rmaib_ofi_touch(p);
+        p = next;
     }
+    pthread_mutex_unlock(&o->walk_lock);
     return rc;
 }
 
-/* Injected control stores have no completion: one read behind them (FI_ORDER_RMA_RAW)
- * per target written shows them placed, all the reads in flight at once.  Else a
- * late one (a collective's last acknowledgement, which nobody waits for) reaches a
- * target that has passed the barrier and closed the region: net and tcp;ofi_rxm then
- * refuse the write ("invalid rma iov") and drop the connection with what follows
- * it, the next window's first writes, and the target waits for ever. */
-static int read_behind_stores(ofi_win_t *o)
+static int flush_one(rmaib_win_t *w, ofi_peer_t *p, void *arg)
 {
-    int n = 0, rc = RMAIB_OK;
-    for (int r = 0; r < o->nranks; r++)
-        n += o->peers[r].stored;
-    if (n == 0)
-        return RMAIB_OK;
-    pool_blk_t *b = rmaib_ofi_pool_alloc((size_t) n * 8, NULL);
-    char *buf = blk_data(b);
-    ofi_waiter_t wt = { 0, 0 };
-    for (int r = 0; r < o->nranks; r++) {
-        ofi_peer_t *p = &o->peers[r];
-        if (!p->stored)
-            continue;
-        p->stored = 0;
-        rc = rmaib_first_error(rc, rmaib_ofi_read_post(p, buf, 8, p->ctrl_raddr, p->ctrl_key,
-                                                       &wt));
-        buf += 8;
+    (void) arg;
+    return rmaib_ofi_flush_peer(w, p);
+}
+
+int rmaib_ofi_flush(rmaib_win_t *w, int peer)
+{
+    ofi_win_t *o = w->ofi;
+    if (peer >= 0) {
+        ofi_peer_t *p = rmaib_ofi_peer_find(o, peer);   /* none: never touched */
+        return p ? rmaib_ofi_flush_peer(w, p) : RMAIB_OK;
     }
-    rc = rmaib_first_error(rc, wait_for(&wt));
-    pool_release(b);
+    return rmaib_ofi_walk(w, flush_one, NULL);
+}
+
+/* Injected control stores have no completion: one read behind them (FI_ORDER_RMA_RAW)
+ * per target written shows them placed, all the reads in flight at once (in ring
+ * blocks of at most POOL_MAX bytes).  Else a late one (a collective's last
+ * acknowledgement, which nobody waits for) reaches a target that has passed the
+ * barrier and closed the region: net and tcp;ofi_rxm then refuse the write ("invalid
+ * rma iov") and drop the connection with what follows it, the next window's first
+ * writes, and the target waits for ever. */
+typedef struct behind_batch {
+    pool_blk_t *b;
+    size_t n;
+    ofi_waiter_t wt;
+    int rc;
+} behind_batch_t;
+
+static void behind_drain(behind_batch_t *bb)
+{
+    if (!bb->b)
+        return;
+    bb->rc = rmaib_first_error(bb->rc, wait_for(&bb->wt));
+    pool_release(bb->b);
+    bb->b = NULL;
+    bb->n = 0;
+}
+
+static int read_behind_one(rmaib_win_t *w, ofi_peer_t *p, void *arg)
+{
+    behind_batch_t *bb = arg;
+    (void) w;
+    if (!atomic_exchange_explicit(&p->stored, 0, memory_order_relaxed))
+        return RMAIB_OK;
+    if (bb->n == POOL_MAX / 8)
+        behind_drain(bb);
+    if (!bb->b)
+        bb->b = rmaib_ofi_pool_alloc(POOL_MAX, NULL);
+    char *buf = (char *) blk_data(bb->b) + 8 * bb->n++;
+    return rmaib_ofi_read_post(p, buf, 8, p->ctrl_raddr, p->ctrl_key, &bb->wt);
+}
+
+static int read_behind_stores(rmaib_win_t *w)
+{
+    behind_batch_t bb = { NULL, 0, { 0, 0 }, RMAIB_OK };
+    int rc = rmaib_ofi_walk(w, read_behind_one, &bb);
+    behind_drain(&bb);
+    return rmaib_first_error(rc, bb.rc);
+}
+
+/* Window free's per-peer part: the one-way mailbox requests served, and the
+ * control-word atomics left in flight landed. */
+static int quiesce_one(rmaib_win_t *w, ofi_peer_t *p, void *arg)
+{
+    (void) arg;
+    ofi_win_t *o = w->ofi;
+    int rc = o->amo ? rmaib_ofi_amo_quiesce(o, p) : RMAIB_OK;
+    RMAIB_BACKOFF(bo);
+    for (;;) {              /* done first, as rmaib_ofi_flush_peer */
+        uint64_t d = atomic_load_explicit(&p->ctrl_done, memory_order_acquire);
+        if (d == atomic_load_explicit(&p->ctrl_issued, memory_order_acquire))
+            break;
+        rmaib_backoff(&bo);
+    }
     return rc;
 }
 
@@ -366,20 +457,16 @@ static int read_behind_stores(ofi_win_t *o)
  * memory. */
 int rmaib_ofi_quiesce(rmaib_win_t *w)
 {
-    ofi_win_t *o = w->ofi;
-    int rc = o->amo ? rmaib_ofi_amo_quiesce(o) : RMAIB_OK;
-    for (int r = 0; r < w->nranks; r++) {
-        ofi_peer_t *p = &o->peers[r];
-        RMAIB_BACKOFF(bo);
-        for (;;) {              /* done first, as rmaib_ofi_flush_peer */
-            uint64_t d = atomic_load_explicit(&p->ctrl_done, memory_order_acquire);
-            if (d == atomic_load_explicit(&p->ctrl_issued, memory_order_acquire))
-                break;
-            rmaib_backoff(&bo);
-        }
-    }
+    int rc = rmaib_ofi_walk(w, quiesce_one, NULL);
     rc = rmaib_first_error(rc, rmaib_ofi_flush(w, -1));
-    return rmaib_first_error(rc, read_behind_stores(o));
+    return rmaib_first_error(rc, read_behind_stores(w));
+}
+
+static int flush_local_one(rmaib_win_t *w, ofi_peer_t *p, void *arg)
+{
+    (void) arg;
+    rmaib_ofi_nread_wait(w->ofi, p);
+    return RMAIB_OK;
 }
 
 /* Puts are copied out when they return, and everything else is blocking but the
@@ -387,6 +474,11 @@ int rmaib_ofi_quiesce(rmaib_win_t *w)
 int rmaib_ofi_flush_local(rmaib_win_t *w, int peer)
 {
     ofi_win_t *o = w->ofi;
-    rmaib_ofi_nread_wait(o, peer >= 0 ? &o->peers[peer] : NULL);
-    return RMAIB_OK;
+    if (peer >= 0) {
+        ofi_peer_t *p = rmaib_ofi_peer_find(o, peer);
+        if (p)
+            rmaib_ofi_nread_wait(o, p);
+        return RMAIB_OK;
+    }
+    return rmaib_ofi_walk(w, flush_local_one, NULL);
 }

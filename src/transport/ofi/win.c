@@ -20,42 +20,42 @@ typedef struct ofi_hello {
     char name[OFI_NAME_MAX];
 } ofi_hello_t;
 
-/* The address cache is the process's, used by the windows of any thread. */
+/* The address cache is the process's, used by the windows of any thread.  Its
+ * entries stay in the order inserted; two open-addressed tables of entry index + 1
+ * find one by endpoint name (window creation) and by the inet address a socket
+ * shows (sock_wait.c), each in O(1), so that P peers cost O(P), not O(P^2). */
 static pthread_mutex_t addr_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int same_inet(const struct sockaddr *sa, unsigned len, const char *name, size_t namelen)
+/* An inet address as bytes (family, port, address), equal exactly for the same
+ * endpoint; its length, or 0 for anything else. */
+static size_t inet_key(const void *addr, size_t len, unsigned char key[OFI_INET_KEY])
 {
     struct sockaddr_storage b;
-    if (namelen > sizeof b || namelen < sizeof(struct sockaddr_in))
+    if (len > sizeof b || len < sizeof(struct sockaddr_in))
         return 0;
-    memcpy(&b, name, namelen);
-    if (sa->sa_family != b.ss_family)
-        return 0;
-    if (b.ss_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
-        const struct sockaddr_in *x = (const struct sockaddr_in *) sa;
-        const struct sockaddr_in *y = (const struct sockaddr_in *) &b;
-        return x->sin_port == y->sin_port && x->sin_addr.s_addr == y->sin_addr.s_addr;
+    memcpy(&b, addr, len);
+    if (b.ss_family == AF_INET) {
+        const struct sockaddr_in *x = (const struct sockaddr_in *) &b;
+        key[0] = AF_INET;
+        memcpy(key + 1, &x->sin_port, 2);
+        memcpy(key + 3, &x->sin_addr, 4);
+        return 7;
     }
-    if (b.ss_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)
-        && namelen >= sizeof(struct sockaddr_in6)) {
-        const struct sockaddr_in6 *x = (const struct sockaddr_in6 *) sa;
-        const struct sockaddr_in6 *y = (const struct sockaddr_in6 *) &b;
-        return x->sin6_port == y->sin6_port
-            && !memcmp(&x->sin6_addr, &y->sin6_addr, sizeof x->sin6_addr);
+    if (b.ss_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+        const struct sockaddr_in6 *x = (const struct sockaddr_in6 *) &b;
+        key[0] = AF_INET6;
+        memcpy(key + 1, &x->sin6_port, 2);
+        memcpy(key + 3, &x->sin6_addr, 16);
+        return 19;
     }
     return 0;
 }
 
-int rmaib_ofi_socket_is_ours(const struct sockaddr *sa, unsigned len, int local)
+static int same_inet(const struct sockaddr *sa, unsigned len, const char *name, size_t namelen)
 {
-    if (local)
-        return same_inet(sa, len, ofi.name, ofi.namelen);
-    int ours = 0;
-    pthread_mutex_lock(&addr_lock);
-    for (size_t i = 0; i < ofi.naddrs && !ours; i++)
-        ours = same_inet(sa, len, ofi.addrs[i].name, ofi.addrs[i].len);
-    pthread_mutex_unlock(&addr_lock);
-    return ours;
+    unsigned char a[OFI_INET_KEY], b[OFI_INET_KEY];
+    size_t la = inet_key(sa, len, a);
+    return la && la == inet_key(name, namelen, b) && memcmp(a, b, la) == 0;
 }
 
 static uint64_t fnv1a(const void *p, size_t n)
@@ -67,92 +67,125 @@ static uint64_t fnv1a(const void *p, size_t n)
     return h;
 }
 
-/* Each endpoint name goes into the AV once per process, however many windows. */
-static int lookup_addr_locked(const char *name, size_t len, fi_addr_t *fa, int *connected)
+/* The slot of table t where the entry hashed h is, or the empty one it would go in;
+ * same(i) tells whether entry i is the one sought. */
+#define ADDR_PROBE(t, h, same, slot)                                            \
+    do {                                                                        \
+        size_t mask_ = ofi.addr_slots - 1;                                      \
+        for ((slot) = (size_t) (h) & mask_; (t)[slot]; (slot) = ((slot) + 1) & mask_) { \
+            size_t i = (t)[slot] - 1;                                           \
+            (void) i;                                                           \
+            if (same)                                                           \
+                break;                                                          \
+        }                                                                       \
+    } while (0)
+
+static void addr_index(size_t i)
 {
-    uint64_t h = fnv1a(name, len);
-    for (size_t i = 0; i < ofi.naddrs; i++)
-        if (ofi.addrs[i].hash == h && ofi.addrs[i].len == len
-            && memcmp(ofi.addrs[i].name, name, len) == 0) {
-            *fa = ofi.addrs[i].fa;
-            *connected = ofi.addrs[i].connected;
-            return RMAIB_OK;
-        }
+    ofi_addr_entry_t *e = &ofi.addrs[i];
+    size_t slot;
+    ADDR_PROBE(ofi.addr_by_name, e->hash, 0, slot);
+    ofi.addr_by_name[slot] = (uint32_t) i + 1;
+    if (e->ilen) {
+        ADDR_PROBE(ofi.addr_by_inet, e->ihash, 0, slot);
+        ofi.addr_by_inet[slot] = (uint32_t) i + 1;
+    }
+}
+
+/* Room for one more entry: the array and, at half full, tables twice the size. */
+static int addr_grow(void)
+{
     if (ofi.naddrs == ofi.addrs_cap) {
         size_t cap = ofi.addrs_cap ? 2 * ofi.addrs_cap : 64;
-        ofi_addr_entry_t *a = realloc(ofi.addrs, cap * sizeof *a);
+        ofi_addr_entry_t *a = cap < UINT32_MAX ? realloc(ofi.addrs, cap * sizeof *a) : NULL;
         if (!a)
             return RMAIB_ERR_NO_MEM;
         ofi.addrs = a;
         ofi.addrs_cap = cap;
     }
-    if (fi_av_insert(ofi.av, name, 1, fa, 0, NULL) != 1)
-        return RMAIB_ERR_TRANSPORT;
-    ofi_addr_entry_t *e = &ofi.addrs[ofi.naddrs++];
-    e->hash = h;
-    e->len = len;
-    memcpy(e->name, name, len);
-    e->fa = *fa;
-    e->connected = *connected = 0;
+    if (2 * (ofi.naddrs + 1) <= ofi.addr_slots)
+        return RMAIB_OK;
+    size_t slots = ofi.addr_slots ? 2 * ofi.addr_slots : 128;
+    uint32_t *byname = calloc(slots, sizeof *byname), *byinet = calloc(slots, sizeof *byinet);
+    if (!byname || !byinet) {
+        free(byname);
+        free(byinet);
+        return RMAIB_ERR_NO_MEM;
+    }
+    free(ofi.addr_by_name);
+    free(ofi.addr_by_inet);
+    ofi.addr_by_name = byname;
+    ofi.addr_by_inet = byinet;
+    ofi.addr_slots = slots;
+    for (size_t i = 0; i < ofi.naddrs; i++)
+        addr_index(i);
     return RMAIB_OK;
 }
 
-static int lookup_addr(const char *name, size_t len, fi_addr_t *fa, int *connected)
+int rmaib_ofi_socket_is_ours(const struct sockaddr *sa, unsigned len, int local)
 {
+    if (local)
+        return same_inet(sa, len, ofi.name, ofi.namelen);
+    unsigned char key[OFI_INET_KEY];
+    size_t klen = inet_key(sa, len, key), slot;
+    if (!klen)
+        return 0;
+    uint64_t h = fnv1a(key, klen);
     pthread_mutex_lock(&addr_lock);
-    int rc = lookup_addr_locked(name, len, fa, connected);
-    pthread_mutex_unlock(&addr_lock);
-    return rc;
-}
-
-static void mark_connected(fi_addr_t fa)
-{
-    pthread_mutex_lock(&addr_lock);
-    for (size_t i = 0; i < ofi.naddrs; i++)
-        if (ofi.addrs[i].fa == fa)
-            ofi.addrs[i].connected = 1;
-    pthread_mutex_unlock(&addr_lock);
-}
-
-/* Connection-oriented providers (tcp;ofi_rxm) connect at the first operation to a
- * peer, and a peer that is computing accepts only from its progress thread's
- * periodic progress.  Window creation, where every rank is inside rmaib, is the
- * cheap moment: read 8 bytes of each new peer's control block, all at once. */
-static int connect_peers(rmaib_win_t *w, ofi_win_t *o, const int *connected)
-{
-    int p = w->nranks, rc = RMAIB_OK, n = 0;
-    for (int r = 0; r < p; r++)
-        n += !connected[r];
-    if (n == 0)
-        return RMAIB_OK;
-    pool_blk_t *b = rmaib_ofi_pool_alloc((size_t) n * 8, NULL);
-    char *buf = blk_data(b);
-    ofi_waiter_t wt = { 0, 0 };
-    for (int r = 0; r < p && rc == RMAIB_OK; r++) {
-        if (connected[r])
-            continue;
-        ofi_peer_t *pe = &o->peers[r];
-        ssize_t ret;
-        atomic_fetch_add_explicit(&wt.pending, 1, memory_order_relaxed);
-        POST(ret, fi_read(ofi.ep, buf, 8, ofi.pool_desc, pe->addr, pe->ctrl_raddr, pe->ctrl_key,
-                          WAITER_CTX(&wt)));
-        if (ret != 0) {
-            atomic_fetch_sub_explicit(&wt.pending, 1, memory_order_relaxed);
-            rc = rmaib_ofi_post_failed("connection set-up", ret);
-        }
-        buf += 8;
+    int ours = 0;
+    if (ofi.addr_slots) {
+        ADDR_PROBE(ofi.addr_by_inet, h, ofi.addrs[i].ihash == h && ofi.addrs[i].ilen == klen
+                   && memcmp(ofi.addrs[i].ikey, key, klen) == 0, slot);
+        ours = ofi.addr_by_inet[slot] != 0;
     }
-    rc = rmaib_first_error(rc, wait_for(&wt));
-    pool_release(b);
-    for (int r = 0; rc == RMAIB_OK && r < p; r++)
-        if (!connected[r])
-            mark_connected(o->peers[r].addr);
+    pthread_mutex_unlock(&addr_lock);
+    return ours;
+}
+
+/* Each endpoint name goes into the AV once per process, however many windows:
+ * *idx is its entry. */
+static int lookup_addr_locked(const char *name, size_t len, fi_addr_t *fa, size_t *idx)
+{
+    uint64_t h = fnv1a(name, len);
+    size_t slot;
+    if (ofi.addr_slots) {
+        ADDR_PROBE(ofi.addr_by_name, h, ofi.addrs[i].hash == h && ofi.addrs[i].len == len
+                   && memcmp(ofi.addrs[i].name, name, len) == 0, slot);
+        if (ofi.addr_by_name[slot]) {
+            *idx = ofi.addr_by_name[slot] - 1;
+            *fa = ofi.addrs[*idx].fa;
+            return RMAIB_OK;
+        }
+    }
+    if (len > OFI_NAME_MAX || addr_grow() != RMAIB_OK)
+        return RMAIB_ERR_NO_MEM;
+    if (fi_av_insert(ofi.av, name, 1, fa, 0, NULL) != 1)
+        return RMAIB_ERR_TRANSPORT;
+    ofi_addr_entry_t *e = &ofi.addrs[ofi.naddrs];
+    e->hash = h;
+    e->len = len;
+    memcpy(e->name, name, len);
+    e->ilen = (uint8_t) inet_key(name, len, e->ikey);
+    e->ihash = fnv1a(e->ikey, e->ilen);
+    e->fa = *fa;
+    *idx = ofi.naddrs++;
+    addr_index(*idx);
+    return RMAIB_OK;
+}
+
+static int lookup_addr(const char *name, size_t len, fi_addr_t *fa)
+{
+    size_t idx;
+    pthread_mutex_lock(&addr_lock);
+    int rc = lookup_addr_locked(name, len, fa, &idx);
+    pthread_mutex_unlock(&addr_lock);
     return rc;
 }
 
-static int reg(void *base, size_t size, uint64_t access, struct fid_mr **mr, uint64_t *key)
+/* want_key: the key asked for where the provider lets us choose (no FI_MR_PROV_KEY). */
+static int reg(void *base, size_t size, uint64_t access, uint64_t want_key, struct fid_mr **mr,
+               uint64_t *key)
 {
-    uint64_t want_key = atomic_fetch_add_explicit(&ofi.next_key, 1, memory_order_relaxed);
     int r = rmaib_fault(RMAIB_FAULT_MR_REG) ? -FI_ENOMEM
         : fi_mr_reg(ofi.domain, base, size, access, 0, want_key, 0, mr, NULL);
     if (r == 0 && ofi.mr_endpoint) {
@@ -174,7 +207,7 @@ static int reg(void *base, size_t size, uint64_t access, struct fid_mr **mr, uin
     return RMAIB_OK;
 }
 
-static void win_release(rmaib_win_t *w, ofi_win_t *o)
+static void win_release(ofi_win_t *o)
 {
     rmaib_ofi_amo_win_remove(o);
     for (int i = 0; i < RMAIB_MAX_ATTACH; i++)
@@ -185,20 +218,16 @@ static void win_release(rmaib_win_t *w, ofi_win_t *o)
     rmaib_ofi_close_fid(&o->box_mr);
     free(o->ktab);
     free(o->box);
-    for (int r = 0; r < w->nranks; r++) {
-        free(o->peers[r].ktab);
-        pthread_mutex_destroy(&o->peers[r].amo_lock);
-        pthread_mutex_destroy(&o->peers[r].stage_lock);
-        pthread_mutex_destroy(&o->peers[r].send_lock);
-        pthread_mutex_destroy(&o->peers[r].ktab_lock);
-    }
+    rmaib_ofi_peers_free(o);
+    pthread_mutex_destroy(&o->walk_lock);
+    pthread_mutex_destroy(&o->open_lock);
     free(o);
 }
 
 static ofi_win_t *win_alloc(rmaib_win_t *w)
 {
     int p = w->nranks;
-    ofi_win_t *o = calloc(1, sizeof *o + sizeof(ofi_peer_t) * (size_t) p);
+    ofi_win_t *o = calloc(1, sizeof *o);
     if (!o)
         return NULL;
     o->rank = w->rank;
@@ -209,17 +238,15 @@ static ofi_win_t *win_alloc(rmaib_win_t *w)
         o->data = w->base;
         o->data_size = w->size;
     }
-    for (int r = 0; r < p; r++) {
-        pthread_mutex_init(&o->peers[r].amo_lock, NULL);
-        pthread_mutex_init(&o->peers[r].stage_lock, NULL);
-        pthread_mutex_init(&o->peers[r].send_lock, NULL);
-        pthread_mutex_init(&o->peers[r].ktab_lock, NULL);
-    }
+    pthread_mutex_init(&o->walk_lock, NULL);
+    pthread_mutex_init(&o->open_lock, NULL);
+    for (int c = 0; c < OFI_COL_N; c++)
+        o->col[c].base = -1;
     return o;
 }
 
 /* A dynamic window's own key table, registered for the origins to read. */
-static int win_open_ktab(ofi_win_t *o, ofi_hello_t *mine)
+static int win_open_ktab(ofi_win_t *o, ofi_hello_t *mine, uint64_t key)
 {
     if (posix_memalign((void **) &o->ktab, 4096, sizeof *o->ktab) != 0) {
         o->ktab = NULL;
@@ -227,12 +254,12 @@ static int win_open_ktab(ofi_win_t *o, ofi_hello_t *mine)
     }
     memset(o->ktab, 0, sizeof *o->ktab);
     mine->ktab_va = (uint64_t) (uintptr_t) o->ktab;
-    return reg(o->ktab, sizeof *o->ktab, FI_REMOTE_READ, &o->ktab_mr, &mine->ktab_key);
+    return reg(o->ktab, sizeof *o->ktab, FI_REMOTE_READ, key, &o->ktab_mr, &mine->ktab_key);
 }
 
 /* The mailbox; a process out of window numbers goes without, and so then does the
  * whole window. */
-static int win_open_box(ofi_win_t *o, int p, ofi_hello_t *mine)
+static int win_open_box(ofi_win_t *o, int p, ofi_hello_t *mine, uint64_t key)
 {
     o->stage_bytes = rmaib_ofi_amo_stage_bytes(p);
     size_t bytes = rmaib_ofi_amo_stage_off(o, p);
@@ -243,7 +270,7 @@ static int win_open_box(ofi_win_t *o, int p, ofi_hello_t *mine)
     }
     memset(o->box, 0, bytes);
     mine->box_va = (uint64_t) (uintptr_t) o->box;
-    int rc = reg(o->box, bytes, FI_REMOTE_WRITE | FI_REMOTE_READ, &o->box_mr, &mine->box_key);
+    int rc = reg(o->box, bytes, FI_REMOTE_WRITE | FI_REMOTE_READ, key, &o->box_mr, &mine->box_key);
     if (rc == RMAIB_OK)
         mine->box_wid = o->wid = rmaib_ofi_amo_win_add(o);
     return rc;
@@ -251,11 +278,15 @@ static int win_open_box(ofi_win_t *o, int p, ofi_hello_t *mine)
 
 /* Register what the peers reach, and say so in mine: the endpoint's name and the
  * keys, or in status why this rank cannot take part (o or the exchange's buffer
- * missing: out of memory). */
+ * missing: out of memory).  Our keys are four in a row, the data's first (taken
+ * whether or not it registers), so that peer.c keeps one column of them; where every
+ * process made the same windows before, one value for all ranks. */
 static void win_hello(rmaib_win_t *w, ofi_win_t *o, int have_all, ofi_hello_t *mine)
 {
     const uint64_t remote = FI_REMOTE_READ | FI_REMOTE_WRITE;
+    uint64_t key = atomic_fetch_add_explicit(&ofi.next_key, 4, memory_order_relaxed);
     memset(mine, 0, sizeof *mine);
+    mine->data_key = key;
     mine->status = RMAIB_OK;
     if (!have_all || !o)
         mine->status = RMAIB_ERR_NO_MEM;
@@ -266,17 +297,17 @@ static void win_hello(rmaib_win_t *w, ofi_win_t *o, int have_all, ofi_hello_t *m
         mine->namelen = (uint32_t) ofi.namelen;
         mine->data_va = (uint64_t) (uintptr_t) w->base;
         if (w->flavor != RMAIB_FLAVOR_DYNAMIC && w->size > 0)
-            mine->status = reg(w->base, w->size, remote, &o->data_mr, &mine->data_key);
+            mine->status = reg(w->base, w->size, remote, key, &o->data_mr, &mine->data_key);
     }
     if (mine->status == RMAIB_OK) {
         mine->ctrl_va = (uint64_t) (uintptr_t) w->my_ctrl;
-        mine->status = reg(w->my_ctrl, rmaib_win_ctrl_size(w), remote, &o->ctrl_mr,
+        mine->status = reg(w->my_ctrl, rmaib_win_ctrl_size(w), remote, key + 1, &o->ctrl_mr,
                            &mine->ctrl_key);
     }
     if (mine->status == RMAIB_OK && w->flavor == RMAIB_FLAVOR_DYNAMIC)
-        mine->status = win_open_ktab(o, mine);
+        mine->status = win_open_ktab(o, mine, key + 2);
     if (mine->status == RMAIB_OK && ofi.amo)
-        mine->status = win_open_box(o, w->nranks, mine);
+        mine->status = win_open_box(o, w->nranks, mine, key + 3);
 }
 
 /* Control atomics go by the mailboxes if every rank has one. */
@@ -296,51 +327,46 @@ static int win_choose_amo(rmaib_win_t *w, ofi_win_t *o, const ofi_hello_t *all)
     return RMAIB_OK;
 }
 
-/* Each peer's address and keys from its hello; then connect to the new ones. */
+/* One field of every hello, as peer.c's columns keep them. */
+static uint64_t hello_field(const ofi_hello_t *h, int c)
+{
+    switch (c) {
+    case OFI_COL_DATA_VA: return h->data_va & 4095;
+    case OFI_COL_DATA_RADDR: return wire_addr(h->data_va, h->data_va);
+    case OFI_COL_DATA_KEY: return h->data_key;
+    case OFI_COL_CTRL_RADDR: return wire_addr(h->ctrl_va, h->ctrl_va);
+    case OFI_COL_CTRL_KEY: return h->ctrl_key;
+    case OFI_COL_KTAB_RADDR: return wire_addr(h->ktab_va, h->ktab_va);
+    case OFI_COL_KTAB_KEY: return h->ktab_key;
+    case OFI_COL_BOX_RADDR: return wire_addr(h->box_va, h->box_va);
+    case OFI_COL_BOX_KEY: return h->box_key;
+    case OFI_COL_BOX_WID: return h->box_wid;
+    }
+    return 0;
+}
+
+/* Each peer's address and keys from its hello, into the columns.  No per-peer
+ * record yet, and no connection: each is made at the peer's first access (over
+ * tcp;ofi_rxm, a target that computes then accepts within its progress thread's
+ * RESCAN_NS, sock_wait.c). */
 static int win_peers(rmaib_win_t *w, ofi_win_t *o, const ofi_hello_t *all)
 {
     int p = w->nranks, ins = RMAIB_OK;
-    int *connected = calloc((size_t) p, sizeof(int));
-    if (!connected)
+    uint64_t *v = malloc((size_t) p * sizeof *v);
+    if (!v)
         ins = RMAIB_ERR_NO_MEM;
     for (int r = 0; r < p && ins == RMAIB_OK; r++) {
-        ofi_peer_t *pe = &o->peers[r];
-        const ofi_hello_t *h = &all[r];
-        ins = lookup_addr(h->name, h->namelen, &pe->addr, &connected[r]);
-        pe->data_va = h->data_va;
-        pe->data_raddr = wire_addr(h->data_va, h->data_va);
-        pe->data_key = h->data_key;
-        pe->ctrl_raddr = wire_addr(h->ctrl_va, h->ctrl_va);
-        pe->ctrl_key = h->ctrl_key;
-        pe->ktab_raddr = wire_addr(h->ktab_va, h->ktab_va);
-        pe->ktab_key = h->ktab_key;
-        pe->box_raddr = wire_addr(h->box_va, h->box_va);
-        pe->box_key = h->box_key;
-        pe->box_wid = h->box_wid;
-        atomic_init(&pe->done, 0);
-        atomic_init(&pe->err, 0);
+        fi_addr_t fa;
+        ins = lookup_addr(all[r].name, all[r].namelen, &fa);
+        v[r] = fa;
     }
-    if (ins == RMAIB_OK)
-        ins = connect_peers(w, o, connected);
-    free(connected);
+    for (int c = OFI_COL_AV; c < OFI_COL_N && ins == RMAIB_OK; c++) {
+        for (int r = 0; c != OFI_COL_AV && r < p; r++)
+            v[r] = hello_field(&all[r], c);
+        ins = rmaib_ofi_col_set(o, c, v);
+    }
+    free(v);
     return ins;
-}
-
-int rmaib_ofi_peer_open(rmaib_win_t *w, int rank, rmaib_peer_t *peer)
-{
-    ofi_win_t *o = w->ofi;
-    if (o)              /* (before our win_init: open_early, after it) */
-        peer->tpp = &o->peers[rank];
-    return RMAIB_OK;
-}
-
-/* The entries opened before our set-up (the node-local ranks'), where we carry
- * their data. */
-static void open_early(rmaib_win_t *w, rmaib_peer_ent_t *e, void *arg)
-{
-    (void) arg;
-    if (e->p.tp == &rmaib_ofi_ops)
-        rmaib_ofi_peer_open(w, e->rank, &e->p);
 }
 
 int rmaib_ofi_win_init(rmaib_win_t *w)
@@ -366,22 +392,17 @@ int rmaib_ofi_win_init(rmaib_win_t *w)
     if (rc != RMAIB_OK)
         goto fn_fail;
     int ins = win_peers(w, o, all);
-    /* One more exchange so that no rank keeps a window a peer could not set up. */
-    int *st = (int *) all;
-    rc = rmaib_host_allgather(w->hcomm, &ins, st, sizeof(int));
-    for (int r = 0; rc == RMAIB_OK && r < p; r++)
-        if (st[r] != RMAIB_OK)
-            rc = st[r];
+    /* One more agreement so that no rank keeps a window a peer could not set up. */
+    rc = rmaib_host_agree(w->hcomm, p, ins);
     if (rc != RMAIB_OK)
         goto fn_fail;
     free(all);
     w->ofi = o;
-    rmaib_peer_foreach(w, open_early, NULL);
     return RMAIB_OK;
 
   fn_fail:
     if (o)
-        win_release(w, o);
+        win_release(o);
     free(all);
     return rc;
 }
@@ -392,7 +413,7 @@ void rmaib_ofi_win_fini(rmaib_win_t *w)
     if (!o)
         return;
     rmaib_ofi_quiesce(w);                         /* nothing may still credit this window */
-    win_release(w, o);
+    win_release(o);
     w->ofi = NULL;
 }
 
@@ -405,7 +426,9 @@ int rmaib_ofi_attach(rmaib_win_t *w, void *base, size_t size)
     if (t->n == RMAIB_MAX_ATTACH)
         return RMAIB_ERR_RMA_ATTACH;
     uint64_t key;
-    int rc = reg(base, size, FI_REMOTE_READ | FI_REMOTE_WRITE, &o->attach_mr[t->n], &key);
+    int rc = reg(base, size, FI_REMOTE_READ | FI_REMOTE_WRITE,
+                 atomic_fetch_add_explicit(&ofi.next_key, 1, memory_order_relaxed),
+                 &o->attach_mr[t->n], &key);
     if (rc != RMAIB_OK)
         return rc;
     atomic_store((_Atomic uint64_t *) &t->gen, t->gen + 1);
