@@ -16,18 +16,6 @@
 #include "base/config.h"
 #include "rmaib_host.h"
 
-typedef struct peer_info {
-    uint64_t node_key;
-    uint64_t host_key;          /* the host, whatever the namespace or RMAIB_NODE_SIZE */
-    uint64_t size;
-    uint64_t base;
-    int32_t pid;
-    int32_t disp_unit;
-    int32_t status;
-    int32_t max_notify;         /* the window takes the largest */
-    int32_t lock_alg;           /* mcs if any rank asks: one protocol per window */
-} peer_info_t;
-
 static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
 {
     const unsigned char *c = p;
@@ -120,7 +108,7 @@ static rmaib_win_t *win_new(const rmaib_win_args_t *a)
 
 /* The peers as the exchange told them; nodes are numbered in order of first
  * appearance of their key. */
-static void win_set_peers(rmaib_win_t *w, const peer_info_t *all)
+static void win_set_peers(rmaib_win_t *w, const rmaib_win_hello_t *all)
 {
     for (int r = 0; r < w->nranks; r++) {
         rmaib_peer_t *pe = &w->peers[r];
@@ -152,7 +140,7 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
 {
     int rc = rmaib_init();
     int p = a->nranks;
-    peer_info_t mine = { 0 }, small[RMAIB_SMALL_GROUP], *all = small;
+    rmaib_win_hello_t mine = { 0 }, small[RMAIB_SMALL_GROUP], *all = small;
     rmaib_win_t *w = win_new(a);
 
     *out = NULL;
