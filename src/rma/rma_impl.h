@@ -7,6 +7,20 @@
 
 #include "rmaib_win.h"
 
+/* What each rank brings to a window's creation (win.c's one allgather); here so
+ * that test/unit's simulated host can make up the records of its virtual ranks. */
+typedef struct rmaib_win_hello {
+    uint64_t node_key;
+    uint64_t host_key;          /* the host, whatever the namespace or RMAIB_NODE_SIZE */
+    uint64_t size;
+    uint64_t base;
+    int32_t pid;
+    int32_t disp_unit;
+    int32_t status;
+    int32_t max_notify;         /* the window takes the largest */
+    int32_t lock_alg;           /* mcs if any rank asks: one protocol per window */
+} rmaib_win_hello_t;
+
 /* Control-block atomics through the window's atomics transport, or straight on the
  * mapped word where that transport is CPU atomics. */
 static inline int rmaib_ctrl_op(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,

@@ -16,18 +16,6 @@
 #include "base/config.h"
 #include "rmaib_host.h"
 
-typedef struct peer_info {
-    uint64_t node_key;
-    uint64_t host_key;          /* the host, whatever the namespace or RMAIB_NODE_SIZE */
-    uint64_t size;
-    uint64_t base;
-    int32_t pid;
-    int32_t disp_unit;
-    int32_t status;
-    int32_t max_notify;         /* the window takes the largest */
-    int32_t lock_alg;           /* mcs if any rank asks: one protocol per window */
-} peer_info_t;
-
 static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
 {
     const unsigned char *c = p;
@@ -119,7 +107,7 @@ static int dir_alloc(rmaib_win_t *w)
 
 /* Nodes numbered in order of first appearance of their key, through a hash from key
  * to node: O(P).  RMAIB_ERR_NO_MEM without room for the hash. */
-static int number_nodes(rmaib_win_t *w, const peer_info_t *all, int32_t *node)
+static int number_nodes(rmaib_win_t *w, const rmaib_win_hello_t *all, int32_t *node)
 {
     unsigned bits = 1;
     while (((size_t) 1 << bits) < 2 * (size_t) w->nranks)
@@ -147,7 +135,7 @@ static int number_nodes(rmaib_win_t *w, const peer_info_t *all, int32_t *node)
 /* The directory from the exchange, keeping per rank only what differs between
  * ranks: a symmetric window (equal sizes and displacement units) with nodes of
  * consecutive ranks keeps nothing per rank; and the node-local ranks. */
-static int win_set_dir(rmaib_win_t *w, const peer_info_t *all)
+static int win_set_dir(rmaib_win_t *w, const rmaib_win_hello_t *all)
 {
     rmaib_peer_dir_t *d = &w->dir;
     int p = w->nranks, same_size = 1, same_disp = 1, block = 0, blocks = 1;
@@ -191,7 +179,7 @@ static int win_set_dir(rmaib_win_t *w, const peer_info_t *all)
 
 /* The peer table, with the node-local ranks' entries, which the node backend fills
  * in at its set-up, from what they told. */
-static int win_set_peers(rmaib_win_t *w, const peer_info_t *all)
+static int win_set_peers(rmaib_win_t *w, const rmaib_win_hello_t *all)
 {
     int rc = rmaib_peer_table_init(w, w->nnodes == 1 && w->tp_local == w->atp
                                    && w->atp->reach == RMAIB_TP_NODE);
@@ -219,7 +207,7 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
 {
     int rc = rmaib_init();
     int p = a->nranks;
-    peer_info_t mine = { 0 }, small[RMAIB_SMALL_GROUP], *all = small;
+    rmaib_win_hello_t mine = { 0 }, small[RMAIB_SMALL_GROUP], *all = small;
     rmaib_win_t *w = win_new(a);
 
     *out = NULL;

@@ -188,6 +188,11 @@ extern const rmaib_tp_ops_t rmaib_ofi_ops;
 struct iovec;
 int rmaib_shm_pvm(int pid, int write, struct iovec *l, size_t nl, struct iovec *r, size_t nr);
 
+/* Test hook for test/unit's simulated host only: ops (a counting transport, reach
+ * RMAIB_TP_NET) replaces the network backend for the rest of the process; call it
+ * before the first window.  0, or -1 if rmaib was built without one (no libfabric). */
+int rmaib_transport_set_net_for_test(const rmaib_tp_ops_t *ops);
+
 /* Process-wide set-up of the transport layer: waits serve the backends from now on. */
 void rmaib_transport_init(void);
 
