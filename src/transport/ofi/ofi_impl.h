@@ -139,7 +139,7 @@ typedef struct ofi_win {
      * each target [nranks][RMAIB_AMO_SLOTS] (rmaib_amo_ans_t), then each origin's
      * stage for runs of elements [nranks][stage_bytes] (rmaib_ofi_amo_stage_bytes). */
     char *box;
-    size_t stage_bytes;
+    size_t box_bytes, stage_bytes;
     uint32_t wid;               /* index in amo_wins, + 1; 0: no mailbox */
     int amo;                    /* every rank has one: control atomics go through them */
     int rank, nranks;

@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include "ofi_impl.h"
@@ -217,7 +218,8 @@ static void win_release(ofi_win_t *o)
     rmaib_ofi_close_fid(&o->ktab_mr);
     rmaib_ofi_close_fid(&o->box_mr);
     free(o->ktab);
-    free(o->box);
+    if (o->box)
+        munmap(o->box, o->box_bytes);
     rmaib_ofi_peers_free(o);
     pthread_mutex_destroy(&o->walk_lock);
     pthread_mutex_destroy(&o->open_lock);
@@ -264,11 +266,14 @@ static int win_open_box(ofi_win_t *o, int p, ofi_hello_t *mine, uint64_t key)
     o->stage_bytes = rmaib_ofi_amo_stage_bytes(p);
     size_t bytes = rmaib_ofi_amo_stage_off(o, p);
     bytes = (bytes + 4095) & ~(size_t) 4095;
-    if (posix_memalign((void **) &o->box, 4096, bytes) != 0) {
+    /* Fresh anonymous pages: zero, and memory only where an origin writes (each
+     * origin's slots and stage are its own), so untouched origins cost address space. */
+    o->box = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (o->box == MAP_FAILED) {
         o->box = NULL;
         return RMAIB_ERR_NO_MEM;
     }
-    memset(o->box, 0, bytes);
+    o->box_bytes = bytes;
     mine->box_va = (uint64_t) (uintptr_t) o->box;
     int rc = reg(o->box, bytes, FI_REMOTE_WRITE | FI_REMOTE_READ, key, &o->box_mr, &mine->box_key);
     if (rc == RMAIB_OK)
