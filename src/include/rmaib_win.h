@@ -46,9 +46,9 @@ typedef struct rmaib_dyn_seen {
 /* The control block: remotely accessible by every peer.  Words that different
  * ranks hammer sit on separate cache lines.  Two arrays follow the fixed part: the
  * PSCW sequence words (rmaib_ctrl_seq_off: per rank, the posts it made to us and the
- * completes it sent us) and one MCS queue node per target, because a process may
- * hold or wait for exclusive locks on several targets at once and each queue links
- * its own node.  The notification counters come next (rmaib_ctrl_notify_off), and a
+ * completes it sent us) and a pool of MCS queue nodes, because a process may hold or
+ * wait for exclusive locks on several targets at once and each queue links its own
+ * node.  The notification counters come next (rmaib_ctrl_notify_off), and a
  * dynamic window's attach table last (rmaib_ctrl_attach_off).  The arrays are
  * address space: a page of them is memory once a word in it is written.
  *
@@ -100,16 +100,20 @@ static inline size_t rmaib_ctrl_seq_off(int nranks, int kind, int rank)
         * sizeof(uint64_t);
 }
 
-static inline size_t rmaib_ctrl_mcs_off(int nranks, int target)
+/* The MCS queue nodes, a pool of RMAIB_MCS_NODES: a process queues or holds an
+ * exclusive lock on one target per node (mcs.c). */
+enum { RMAIB_MCS_NODES = 64 };
+
+static inline size_t rmaib_ctrl_mcs_off(int nranks, int node)
 {
-    return rmaib_ctrl_seq_off(nranks, 2, 0) + (size_t) target * sizeof(rmaib_mcs_node_t);
+    return rmaib_ctrl_seq_off(nranks, 2, 0) + (size_t) node * sizeof(rmaib_mcs_node_t);
 }
 
 /* Notification counters after the MCS nodes, as many as the window's maximum
  * (struct rmaib_win.notify_max): atomic-only words, grown by peers' fetch-adds. */
 static inline size_t rmaib_ctrl_notify_off(int nranks, int idx)
 {
-    return rmaib_ctrl_mcs_off(nranks, nranks) + (size_t) idx * sizeof(uint64_t);
+    return rmaib_ctrl_mcs_off(nranks, RMAIB_MCS_NODES) + (size_t) idx * sizeof(uint64_t);
 }
 
 static inline size_t rmaib_ctrl_attach_off(int nranks, int nnotify)
@@ -174,6 +178,8 @@ typedef struct rmaib_peer_ent {
     rmaib_pscw_count_t pscw;    /* the PSCW signals sent to it and taken from it */
     rmaib_dyn_seen_t dyn;       /* dynamic windows (not used with mt) */
     uint8_t start_state;        /* RMAIB_START_* */
+    int8_t mcs_node;            /* our MCS node for the exclusive lock on it; -1: none
+                                 * (the lock taken by test-and-set, the pool empty) */
     int rank;
 } rmaib_peer_ent_t;
 
@@ -240,6 +246,7 @@ struct rmaib_win {
                                  * completes at issue: the inline paths of lock.c
                                  * and rmaib_flush */
     int lock_all_nocheck;       /* lock_all was taken with MPI_MODE_NOCHECK */
+    _Atomic uint64_t mcs_free;  /* bit i: MCS node i is ours to take (mcs.c) */
     int fence_nosucceed;        /* last fence said NOSUCCEED */
     uint64_t fence_epoch;
     int *start_ranks, nstart;   /* PSCW access group (start_cap entries) */

@@ -153,6 +153,7 @@ int rmaib_tas_acquire_exclusive(rmaib_win_t *w, int target);
 void rmaib_tas_exclusive_req(int target, rmaib_ctrl_req_t *req, uint64_t *old);
 int rmaib_tas_exclusive_finish(rmaib_win_t *w, int target, uint64_t old);
 int rmaib_mcs_acquire(rmaib_win_t *w, int target);
+void rmaib_mcs_pool_init(rmaib_win_t *w);
 int rmaib_mcs_release(rmaib_win_t *w, int target);
 int rmaib_global_excl_enter(rmaib_win_t *w);
 int rmaib_global_excl_leave(rmaib_win_t *w);

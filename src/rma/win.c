@@ -89,6 +89,7 @@ static rmaib_win_t *win_new(const rmaib_win_args_t *a)
     /* Decided once: a program that cannot have two threads in one window pays for no
      * lock in its lock calls (rmaib_lock). */
     w->mt = rmaib_host_thread_multiple();
+    rmaib_mcs_pool_init(w);
     pthread_mutex_init(&w->epoch_lock, NULL);
     w->map_user = a->map_user && rmaib_config.map_user_memory;
     return w;

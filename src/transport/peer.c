@@ -32,6 +32,7 @@ static void ent_fill(const rmaib_win_t *w, rmaib_peer_ent_t *e, int r)
 {
     rmaib_peer_t *pe = &e->p;
     e->rank = r;
+    e->mcs_node = -1;
     pe->size = rmaib_peer_dir_size(w, r);
     pe->disp_unit = rmaib_peer_dir_disp_unit(w, r);
     pe->node = rmaib_peer_node(w, r);

@@ -51,6 +51,7 @@ rma_tests += test/rma/lock_rw_overlap
 rma_tests += test/rma/lock_writer_not_starved
 rma_tests += test/rma/lock_shared_across_barrier
 rma_tests += test/rma/lock_mcs_handover
+rma_tests += test/rma/lock_mcs_many_targets
 rma_tests += test/rma/lock_all_basic
 rma_tests += test/rma/lock_mixed
 rma_tests += test/rma/target_computes_without_mpi
