@@ -23,8 +23,9 @@ static void expect(int rc, int cls, const char *what)
 }
 
 /* More sent than received: rmaib hands the call to the host MPI, whose receives
- * truncate.  Where the network may start, rmaib runs host collectives in their
- * non-blocking form, and MPICH 4.0.2's MPI_Wait on those drops the truncation
+ * truncate.  Where the network may start, or where the ranks outnumber the cores of
+ * their one host (MPICH's blocking waits would spin), rmaib runs host collectives in
+ * their non-blocking form, and MPICH 4.0.2's MPI_Wait on those drops the truncation
  * (MPI does not require it detected): there the call must only return and leave
  * the communicator usable.  That failed schedule is also never freed, which
  * LeakSanitizer reports as MPICH's leak.  (Less sent than received is never
@@ -32,7 +33,7 @@ static void expect(int rc, int cls, const char *what)
 static void truncation(int *s, int *r)
 {
     const char *tp = getenv("RMAIB_TRANSPORT");
-    int strict = tp && strcmp(tp, "shm") == 0, rc;
+    int strict = tp && strcmp(tp, "shm") == 0 && tap_size <= sysconf(_SC_NPROCESSORS_ONLN), rc;
 #ifdef __SANITIZE_ADDRESS__
     if (!strict) {
         tap_skip("allgather and alltoall sending more than the receive count",

@@ -1,5 +1,5 @@
-# The multi-host test: part of the RMA suite across two network namespaces joined
-# by a veth pair (see the script's header).  It needs root (CAP_NET_ADMIN) and
+# The multi-host test: part of the RMA suite across network namespaces bridged
+# by veth pairs (see the script's header).  It needs root (CAP_NET_ADMIN) and
 # reports a TAP skip with the reason where it cannot make the namespaces.
 TESTS += test/multihost/netns_rma.sh
 EXTRA_DIST += test/multihost/netns_rma.sh

@@ -19,6 +19,7 @@
 #include "host.h"
 #include "info.h"
 #include "mpix_rmaib.h"
+#include "serve.h"
 
 static int mpi_flavor(int f)
 {
@@ -85,14 +86,17 @@ static int dup_acquire_locked(MPI_Comm comm, rmaib_mpi_dup_t **out, int nomem)
         *out = d;
         return MPI_SUCCESS;
     }
-    /* A rank out of memory must not leave its peers in the dup alone: all learn it. */
+    /* A rank out of memory must not leave its peers in the dup alone: all learn it.
+     * Both calls wait as the host waits of serve.c do (backing off where ranks
+     * outnumber cores: MPICH's own waits spin). */
     d = malloc(sizeof *d);
     int ok = d && !nomem, all_ok = 0;
-    rc = PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    rc = rmaib_mpi_host_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     if (rc == MPI_SUCCESS && !all_ok)
         rc = MPI_ERR_NO_MEM;
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Comm_dup(comm, &d->comm);
+    MPI_Request req;
+    if (rc == MPI_SUCCESS && (rc = PMPI_Comm_idup(comm, &d->comm, &req)) == MPI_SUCCESS)
+        rc = rmaib_mpi_host_wait(&req);
     if (rc != MPI_SUCCESS) {
         free(d);
         return rc;
@@ -172,7 +176,7 @@ static int create_shadow(rmaib_mpi_win_t *bw, MPI_Info info, MPI_Win adopt, int 
     *inserted = rc == MPI_SUCCESS && (rc = rmaib_mpi_win_insert(bw)) == MPI_SUCCESS;
     if (rc != MPI_SUCCESS)
         PMPI_Error_class(rc, &mine);
-    int arc = PMPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, bw->comm);
+    int arc = rmaib_mpi_host_allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, bw->comm);
     if (arc == MPI_SUCCESS && worst == MPI_SUCCESS)
         return MPI_SUCCESS;
     return rc != MPI_SUCCESS ? rc : arc != MPI_SUCCESS ? arc : worst;
