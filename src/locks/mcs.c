@@ -14,7 +14,7 @@
 
 static size_t node_off(rmaib_win_t *w, int target, int field)
 {
-    return rmaib_ctrl_mcs_off(w->nranks, target) + (size_t) field * sizeof(uint64_t);
+    return rmaib_ctrl_mcs_off(w->ctrl_ranks, target) + (size_t) field * sizeof(uint64_t);
 }
 
 enum { NEXT = 0, LOCKED = 1 };

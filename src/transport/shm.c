@@ -87,7 +87,7 @@ static int shm_layout(rmaib_win_t *w, shm_win_t *s, size_t *data_off, int has_da
     size_t off = 0;
     for (int i = 0; i < w->nlocal; i++) {
         s->peers[i].ctrl = (char *) off;       /* fixed up after mmap */
-        off += rmaib_ctrl_size(w->nranks, w->notify_max) + SHM_ACC_STRIPES_SIZE
+        off += rmaib_ctrl_size(w->ctrl_ranks, w->notify_max) + SHM_ACC_STRIPES_SIZE
             + rmaib_shm_dyn_table_size(w);
     }
     off = align_up(off, 4096);
@@ -239,7 +239,7 @@ static void shm_fill_peers(rmaib_win_t *w, shm_win_t *s, const size_t *data_off,
         shm_peer_t *sp = &s->peers[i];
         rmaib_peer_t *pe = rmaib_peer(w, r);    /* (open since creation) */
         sp->ctrl = (char *) s->seg + (uintptr_t) sp->ctrl;
-        sp->stripes = sp->ctrl + rmaib_ctrl_size(w->nranks, w->notify_max);
+        sp->stripes = sp->ctrl + rmaib_ctrl_size(w->ctrl_ranks, w->notify_max);
         if (rmaib_shm_dyn_table_size(w))
             sp->dyn = (shm_dyn_table_t *) (sp->stripes + SHM_ACC_STRIPES_SIZE);
         sp->pid = pe->pid;

@@ -204,7 +204,7 @@ static ofi_win_t *win_alloc(rmaib_win_t *w)
     o->rank = w->rank;
     o->nranks = p;
     o->ctrl = (char *) w->my_ctrl;
-    o->ctrl_size = rmaib_ctrl_size(p, w->notify_max);
+    o->ctrl_size = rmaib_ctrl_size(w->ctrl_ranks, w->notify_max);
     if (w->flavor != RMAIB_FLAVOR_DYNAMIC) {
         o->data = w->base;
         o->data_size = w->size;
@@ -270,7 +270,7 @@ static void win_hello(rmaib_win_t *w, ofi_win_t *o, int have_all, ofi_hello_t *m
     }
     if (mine->status == RMAIB_OK) {
         mine->ctrl_va = (uint64_t) (uintptr_t) w->my_ctrl;
-        mine->status = reg(w->my_ctrl, rmaib_ctrl_size(w->nranks, w->notify_max), remote, &o->ctrl_mr,
+        mine->status = reg(w->my_ctrl, rmaib_ctrl_size(w->ctrl_ranks, w->notify_max), remote, &o->ctrl_mr,
                            &mine->ctrl_key);
     }
     if (mine->status == RMAIB_OK && w->flavor == RMAIB_FLAVOR_DYNAMIC)
