@@ -110,7 +110,6 @@ struct rmaib_coll {
     int nnodes, node_uniform;   /* every node has nlocal ranks */
     int *local, nlocal, lidx;
     int nleaders, nidx;
-    int nlpart, lpart_idx[COLL_MAX_LPART], lpart_rank[COLL_MAX_LPART];
     /* The schedule of the call at the queue's head (sched.c): its steps, the
      * current round [rs, re) and its dependency counter. */
     coll_step_t *steps;
@@ -142,6 +141,9 @@ struct rmaib_coll {
     atomic_flag busy;       /* one thread at a time runs the schedules */
     int mapped;             /* every peer's control block is mapped (shm): sched.c's thread serves c */
     struct rmaib_coll *next, *prev;     /* every communicator's, for progress */
+    /* dpml.c: the leader-group indices recursive doubling pairs us with, and
+     * their ranks (last: cold, off the lines the messages use). */
+    int nlpart, lpart_idx[COLL_MAX_LPART], lpart_rank[COLL_MAX_LPART];
 };
 
 /* ---- messages (coll.c).  Sizes are bytes; try forms never wait. */
