@@ -10,13 +10,17 @@
 #include <string.h>
 #include "coll_impl.h"
 
-/* Below this many bytes gathered, the log-step algorithms win. */
+/* Below this many bytes gathered, the log-step algorithms win; and whatever p,
+ * the ring takes only blocks of RING_MIN_BLOCK or more: below, rd and Bruck were
+ * faster at every block measured, on 8 and 16 ranks (docs/performance-coll.md). */
 #define LOG_MAX_BYTES 65536
+#define RING_MIN_BLOCK 65536
 
 static void ring(rmaib_coll_t *c, char *rbuf, size_t bytes)
 {
     int p = c->nranks, me = c->rank;
     int right = (me + 1) % p, left = (me + p - 1) % p;
+    c->fam = FAM_DIST;
     for (int s = 0; s < p - 1; s++) {
         size_t sb = (size_t) ((me - s + p) % p), rb = (size_t) ((me - s - 1 + 2 * p) % p);
         rmaib_sched_msg(c, right, rbuf + sb * bytes, bytes, left, rbuf + rb * bytes, bytes, NULL);
@@ -27,7 +31,9 @@ static void ring(rmaib_coll_t *c, char *rbuf, size_t bytes)
 static void rd(rmaib_coll_t *c, char *rbuf, size_t bytes)
 {
     int p = c->nranks, me = c->rank;
-    for (int mask = 1; mask < p; mask <<= 1) {
+    c->fam = FAM_RD;            /* bit i's partner: the same as rd_group's (p = 2^k) */
+    c->fam_id = 0;
+    for (int mask = 1; mask < p; mask <<= 1, c->fam_id++) {
         int peer = me ^ mask;
         size_t mine = (size_t) (me & ~(mask - 1)), theirs = (size_t) (peer & ~(mask - 1));
         rmaib_sched_msg(c, peer, rbuf + mine * bytes, (size_t) mask * bytes, peer,
@@ -52,6 +58,7 @@ static int bruck(rmaib_coll_t *c, char *rbuf, size_t bytes)
     if (!t)
         return RMAIB_ERR_NO_MEM;
     rmaib_sched_pre(c, t, rbuf + (size_t) me * bytes, bytes);
+    c->fam = FAM_DIST;
     for (int d = 1; d < p; d *= 2) {
         size_t n = (size_t) (d < p - d ? d : p - d) * bytes;
         rmaib_sched_msg(c, (me - d + p) % p, t, n, (me + d) % p, t + (size_t) d * bytes, n, NULL);
@@ -70,8 +77,10 @@ int rmaib_coll_build_allgather(rmaib_coll_t *c, const coll_call_t *call)
     if (rmaib_coll_cma_use(c, bytes))
         return rmaib_coll_cma_build(c, call);   /* within one node: cma.c */
     if (a == RMAIB_AG_AUTO)
-        a = (size_t) p * bytes >= LOG_MAX_BYTES ? RMAIB_AG_RING : pow2 ? RMAIB_AG_RD
-            : RMAIB_AG_BRUCK;
+        a = (size_t) p * bytes >= LOG_MAX_BYTES && bytes >= RING_MIN_BLOCK ? RMAIB_AG_RING
+            : pow2 ? RMAIB_AG_RD : RMAIB_AG_BRUCK;
+    if (a == RMAIB_AG_RING && !rmaib_sched_fits(c, p))
+        a = pow2 ? RMAIB_AG_RD : RMAIB_AG_BRUCK;        /* p - 1 rounds: not beyond the cap */
     if (a == RMAIB_AG_RD && !pow2)
         a = RMAIB_AG_BRUCK;     /* rd pairs ranks by bits: powers of two only */
     c->last_alg = names[a];

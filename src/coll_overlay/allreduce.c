@@ -39,6 +39,7 @@ static int flat(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t bytes, col
             return RMAIB_ERR_NO_MEM;
         rmaib_sched_pre(c, (void *) mine, rbuf, bytes);
     }
+    c->fam = FAM_LOCAL;         /* (every pair: only chosen where every pair has one) */
     for (int i = 1; i < p; i++)
         rmaib_sched_msg(c, (me + i) % p, mine, bytes, 0, NULL, 0, NULL);
     for (int r = 0; r < p; r++) {
@@ -60,11 +61,14 @@ static int rd_index(int nr, int rem)
     return nr < rem ? 2 * nr + 1 : nr + rem;
 }
 
-void rmaib_coll_rd_group(rmaib_coll_t *c, const int *ranks, int p, int me, void *rbuf,
+/* The fold's channel is bit lg's (no bit reaches it), bit i's is i. */
+void rmaib_coll_rd_group(rmaib_coll_t *c, int leaders, int p, int me, void *rbuf,
                          size_t bytes, coll_red_t *red)
 {
-    int p2 = 1;
-#define RANK(i) (ranks ? ranks[i] : (i))
+    int p2 = 1, fold = leaders ? c->lgl : c->lg;
+    c->fam = leaders ? FAM_RDL : FAM_RD;
+    c->fam_id = fold;
+#define RANK(i) (leaders ? rmaib_coll_leader_rank(c, i) : (i))
     while (p2 * 2 <= p)
         p2 *= 2;
     int rem = p - p2, nr;
@@ -80,12 +84,14 @@ void rmaib_coll_rd_group(rmaib_coll_t *c, const int *ranks, int p, int me, void 
         nr = me - rem;
     }
     rmaib_sched_round(c);
-    for (int mask = 1; nr >= 0 && mask < p2; mask <<= 1) {
+    for (int mask = 1, bit = 0; nr >= 0 && mask < p2; mask <<= 1, bit++) {
         int peer = rd_index(nr ^ mask, rem);
+        c->fam_id = bit;
         red->mine_first = me < peer;
         rmaib_sched_msg(c, RANK(peer), rbuf, bytes, RANK(peer), rbuf, bytes, red);
         rmaib_sched_round(c);
     }
+    c->fam_id = fold;
     if (me < 2 * rem && me % 2)
         rmaib_sched_msg(c, RANK(me - 1), rbuf, bytes, 0, NULL, 0, NULL);
     else if (me < 2 * rem)
@@ -116,6 +122,7 @@ static void rsag(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t count, co
         rmaib_sched_pre(c, v + (sf + sn) * es, in + (sf + sn) * es, (count - sf - sn) * es);
     }
     red->mine_first = 1;
+    c->fam = FAM_DIST;
     /* After step s we hold the partial sum of block (me - s - 1) over s + 2 ranks. */
     for (int s = 0; s < p - 1; s++) {
         rmaib_coll_block(count, p, (me - s + 2 * p) % p, &sf, &sn);
@@ -135,23 +142,32 @@ static void rsag(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t count, co
 
 static int choose(const rmaib_coll_t *c, size_t count, size_t bytes)
 {
-    int a = c->cfg->allreduce;
-    if (a == RMAIB_AR_FLAT && bytes > c->slot)
-        a = RMAIB_AR_AUTO;      /* flat sends the vector as one message */
+    int a = c->cfg->allreduce, p = c->nranks;
+    int rsag_fits = rmaib_sched_fits(c, 2L * p);
+    if (a == RMAIB_AR_FLAT && (bytes > c->slot || !c->all_pairs || !rmaib_sched_fits(c, 2L * p)))
+        a = RMAIB_AR_AUTO;      /* flat sends the vector as one message, to every peer */
+    if (a == RMAIB_AR_DISSEM && (!c->all_pairs || p > 64))
+        a = RMAIB_AR_AUTO;      /* its partners are any ranks; its steps grow with p */
+    if (a == RMAIB_AR_RSAG && !rsag_fits)
+        a = RMAIB_AR_AUTO;      /* 2 (p - 1) rounds */
+    if (a == RMAIB_AR_DPML && !rmaib_sched_fits(c, 2L * c->nlocal + 2L * c->lgl + 8))
+        a = RMAIB_AR_AUTO;
     if (a == RMAIB_AR_DPML && !c->node_uniform)
         a = RMAIB_AR_AUTO;      /* DPML pairs the i-th rank of every node */
-    if (a == RMAIB_AR_SCOPY && !c->cma)
+    if (a == RMAIB_AR_SCOPY && (!c->cma || !rmaib_sched_fits(c, 3L * p)))
         a = RMAIB_AR_AUTO;      /* not one node over shm, or the probe was refused */
     if (a != RMAIB_AR_AUTO)
         return a;
-    if (bytes <= FLAT_MAX_BYTES && c->nranks <= FLAT_MAX_RANKS)
+    if (bytes <= FLAT_MAX_BYTES && c->nranks <= FLAT_MAX_RANKS && c->all_pairs)
         return RMAIB_AR_FLAT;
-    if (c->nnodes > 1 && c->node_uniform && count >= (size_t) c->nlocal)
+    if (c->nnodes > 1 && c->node_uniform && count >= (size_t) c->nlocal
+        && rmaib_sched_fits(c, 2L * c->nlocal + 2L * c->lgl + 8))
         return RMAIB_AR_DPML;
     if (bytes >= SCOPY_MIN_BYTES && count >= (size_t) c->nranks
         && rmaib_coll_cma_use(c, bytes / (size_t) c->nranks))
         return RMAIB_AR_SCOPY;
-    return bytes >= RSAG_MIN_BYTES && count >= (size_t) c->nranks ? RMAIB_AR_RSAG : RMAIB_AR_RD;
+    return bytes >= RSAG_MIN_BYTES && count >= (size_t) c->nranks && rsag_fits ? RMAIB_AR_RSAG
+        : RMAIB_AR_RD;
 }
 
 int rmaib_coll_build_allreduce(rmaib_coll_t *c, const coll_call_t *call)
@@ -179,7 +195,7 @@ int rmaib_coll_build_allreduce(rmaib_coll_t *c, const coll_call_t *call)
     if (a == RMAIB_AR_DPML)
         rmaib_coll_dpml(c, rbuf, count, &red);
     else if (a == RMAIB_AR_RD)
-        rmaib_coll_rd_group(c, NULL, c->nranks, c->rank, rbuf, bytes, &red);
+        rmaib_coll_rd_group(c, 0, c->nranks, c->rank, rbuf, bytes, &red);
     else
         rsag(c, sbuf, rbuf, count, &red);
     return RMAIB_OK;

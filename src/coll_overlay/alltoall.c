@@ -6,6 +6,10 @@
  *  - bruck, for small blocks: log2 p steps, each moving about half the blocks,
  *    packed into one message, in a rotated scratch copy.
  * The blocks pass through the receiver's window slots (copy in, copy out).
+ * Direct needs a channel for every pair: a group whose channels are only its
+ * algorithms' partners (coll.c), across nodes beyond RMAIB_COLL_DENSE ranks, runs
+ * Bruck at every block size, log2 p rounds of about half the blocks (p/2 log2 p
+ * blocks moved a rank, where direct moves p - 1), within the 1 MiB bound.
  */
 #include <string.h>
 #include "coll_impl.h"
@@ -56,6 +60,7 @@ static int bruck(rmaib_coll_t *c, const char *s, char *r, size_t bytes)
     for (int i = 0; i < p; i++)
         rmaib_sched_pre(c, t + (size_t) i * bytes, s + (size_t) ((me + i) % p) * bytes,
                         bytes);
+    c->fam = FAM_DIST;
     for (int d = 1; d < p; d *= 2) {
         size_t n = 0;
         for (int i = d; i < p; i++)
@@ -85,6 +90,8 @@ int rmaib_coll_build_alltoall(rmaib_coll_t *c, const coll_call_t *call)
         return rmaib_coll_cma_build(c, call);   /* within one node: cma.c */
     if (a == RMAIB_A2A_AUTO)
         a = bytes <= BRUCK_MAX_BYTES && p >= BRUCK_MIN_RANKS ? RMAIB_A2A_BRUCK : RMAIB_A2A_DIRECT;
+    if (a == RMAIB_A2A_DIRECT && (!c->all_pairs || !rmaib_sched_fits(c, p)))
+        a = RMAIB_A2A_BRUCK;    /* direct pairs every two ranks: a channel each */
     c->last_alg = a == RMAIB_A2A_BRUCK ? "bruck" : "direct";
     if (bytes == 0)
         return RMAIB_OK;
@@ -98,6 +105,7 @@ int rmaib_coll_build_alltoall(rmaib_coll_t *c, const coll_call_t *call)
         s = t;
     }
     rmaib_sched_pre(c, r + (size_t) me * bytes, s + (size_t) me * bytes, bytes);
+    c->fam = FAM_LOCAL;
     for (int i = 1; i < p; i++) {
         int dst = (me + i) % p, src = (me - i + p) % p;
         rmaib_sched_msg(c, dst, s + (size_t) dst * bytes, bytes, src, r + (size_t) src * bytes,

@@ -81,9 +81,10 @@ void rmaib_coll_cma_init(rmaib_coll_t *c)
                               local && !err ? RMAIB_OK : RMAIB_ERR_TRANSPORT) == RMAIB_OK;
 }
 
+/* (Its schedules take up to 3 p steps: not beyond the cap.) */
 int rmaib_coll_cma_use(const rmaib_coll_t *c, size_t bytes)
 {
-    return c->cma && bytes >= (size_t) c->cfg->cma_min;
+    return c->cma && bytes >= (size_t) c->cfg->cma_min && rmaib_sched_fits(c, 3L * c->nranks);
 }
 
 int rmaib_coll_cma_build(rmaib_coll_t *c, const coll_call_t *call)
@@ -107,6 +108,7 @@ int rmaib_coll_cma_build(rmaib_coll_t *c, const coll_call_t *call)
     else
         s = r + (size_t) me * bytes;
     c->cma_mine = (uintptr_t) s;
+    c->fam = FAM_LOCAL;         /* one node: every pair has one */
     for (int i = 1; i < p; i++) {
         int dst = (me + i) % p, src = (me - i + p) % p;
         rmaib_sched_msg(c, dst, &c->cma_mine, sizeof c->cma_mine, src, &c->cma_addr[src],

@@ -83,6 +83,7 @@ int rmaib_coll_cma_allreduce(rmaib_coll_t *c, const void *sbuf, void *rbuf, size
         return RMAIB_ERR_NO_MEM;
     c->cma_mine = (uintptr_t) in;
     c->cma_res = (uintptr_t) out;
+    c->fam = FAM_LOCAL;         /* one node: every pair has one */
     for (int i = 1; i < p; i++) {
         int dst = (me + i) % p, src = (me - i + p) % p;
         rmaib_sched_msg(c, dst, &c->cma_mine, sizeof c->cma_mine, src, &c->cma_addr[src],

@@ -55,6 +55,7 @@ int rmaib_coll_dissem(rmaib_coll_t *c, const void *sbuf, void *rbuf, size_t byte
     for (long u = 1; u < p; u *= m)
         left += !alone(p, m, me, (int) u);
     red->mine_first = 1;
+    c->fam = FAM_LOCAL;         /* any pair: only where every pair has a channel */
     for (long lu = 1; lu < p; lu *= m) {
         int u = (int) lu, b = me / u, g = b / m * m, d = b - g, off = me % u;
         int sd = width(p, b, u);

@@ -13,45 +13,92 @@
  * rank ends with the same result.  Nodes of unequal size use rd or rsag instead.
  */
 #include <stdlib.h>
+#include <stdint.h>
 #include "coll_impl.h"
 
-int rmaib_coll_nodes(rmaib_coll_t *c)
+/* Group index of new index nr in recursive doubling over p2, rem of them folded
+ * (as allreduce.c's rd_index). */
+static int rd_index(int nr, int rem)
 {
-    const rmaib_win_t *w = c->win;
-    int p = c->nranks;
-    int *per = calloc((size_t) w->nnodes, sizeof *per);
-    c->local = malloc(sizeof *c->local * (size_t) p);
-    c->leaders = malloc(sizeof *c->leaders * (size_t) w->nnodes);
-    if (!per || !c->local || !c->leaders) {
+    return nr < rem ? 2 * nr + 1 : nr + rem;
+}
+
+/* The leader-group indices recursive doubling pairs us with (rd_group's). */
+static int leader_partners(int p, int me, int *idx)
+{
+    int p2 = 1, n = 0;
+    while (p2 * 2 <= p)
+        p2 *= 2;
+    int rem = p - p2, nr = me < 2 * rem ? (me % 2 ? me / 2 : -1) : me - rem;
+    if (me < 2 * rem)
+        idx[n++] = me % 2 ? me - 1 : me + 1;
+    for (int mask = 1; nr >= 0 && mask < p2; mask <<= 1)
+        idx[n++] = rd_index(nr ^ mask, rem);
+    return n;
+}
+
+/* O(P) time, and kept: our node's ranks and the ranks of our few leader partners. */
+int rmaib_coll_nodes(rmaib_coll_t *c, const int32_t *node, int nnodes)
+{
+    int p = c->nranks, mynode = node[c->rank];
+    int *per = calloc((size_t) nnodes, sizeof *per);
+    if (!per)
+        return RMAIB_ERR_NO_MEM;
+    c->nnodes = nnodes;
+    c->nlocal = 0;
+    for (int r = 0; r < p; r++)
+        c->nlocal += node[r] == mynode;
+    free(c->local);
+    if (!(c->local = malloc(sizeof *c->local * (size_t) c->nlocal))) {
         free(per);
         return RMAIB_ERR_NO_MEM;
     }
-    c->nnodes = w->nnodes;
+    c->nlocal = 0;
     for (int r = 0; r < p; r++) {
-        if (rmaib_peer_node(w, r) == w->mynode) {
+        if (node[r] == mynode) {
             if (r == c->rank)
                 c->lidx = c->nlocal;
             c->local[c->nlocal++] = r;
         }
-        per[rmaib_peer_node(w, r)]++;
+        per[node[r]]++;
     }
     c->node_uniform = 1;
-    for (int n = 0; n < w->nnodes; n++)
+    c->lmax = 0;
+    for (int n = 0; n < nnodes; n++) {
         c->node_uniform &= per[n] == c->nlocal;
-    /* The lidx-th rank of every node, nodes in the order of their first rank. */
-    for (int n = 0; n < w->nnodes; n++)
-        per[n] = 0;
+        c->lmax = per[n] > c->lmax ? per[n] : c->lmax;
+    }
+    /* Leaders: the lidx-th rank of every node, in the order those ranks come. */
     c->nleaders = 0;
-    for (int r = 0; c->node_uniform && r < p; r++) {
-        int n = rmaib_peer_node(w, r);
-        if (per[n]++ == c->lidx) {
-            if (r == c->rank)
-                c->nidx = c->nleaders;
-            c->leaders[c->nleaders++] = r;
+    for (int pass = 0; pass < 2 && c->node_uniform; pass++) {
+        for (int n = 0; n < nnodes; n++)
+            per[n] = 0;
+        int nl = 0;
+        for (int r = 0; r < p; r++) {
+            if (per[node[r]]++ != c->lidx)
+                continue;
+            if (pass == 0 && r == c->rank)
+                c->nidx = nl;
+            for (int i = 0; pass == 1 && i < c->nlpart; i++)
+                if (c->lpart_idx[i] == nl)
+                    c->lpart_rank[i] = r;
+            nl++;
+        }
+        if (pass == 0) {
+            c->nleaders = nl;
+            c->nlpart = leader_partners(nl, c->nidx, c->lpart_idx);
         }
     }
     free(per);
     return RMAIB_OK;
+}
+
+int rmaib_coll_leader_rank(const rmaib_coll_t *c, int i)
+{
+    for (int k = 0; k < c->nlpart; k++)
+        if (c->lpart_idx[k] == i)
+            return c->lpart_rank[k];
+    return -1;                  /* not a partner: the step's link fails the schedule */
 }
 
 void rmaib_coll_dpml(rmaib_coll_t *c, void *rbuf, size_t count, coll_red_t *red)
@@ -64,6 +111,7 @@ void rmaib_coll_dpml(rmaib_coll_t *c, void *rbuf, size_t count, coll_red_t *red)
      * from local rank j - i, pairing every two local ranks once; a round each, so
      * partition j is reduced in one order. */
     red->mine_first = 1;
+    c->fam = FAM_LOCAL;
     for (int i = 1; i < k; i++) {
         int to = (j + i) % k, from = (j - i + k) % k;
         rmaib_coll_block(count, k, to, &sf, &sn);
@@ -73,8 +121,9 @@ void rmaib_coll_dpml(rmaib_coll_t *c, void *rbuf, size_t count, coll_red_t *red)
     }
     /* 2: the leaders of partition j, one per node. */
     if (c->nleaders > 1 && n)
-        rmaib_coll_rd_group(c, c->leaders, c->nleaders, c->nidx, v + f * es, n * es, red);
+        rmaib_coll_rd_group(c, 1, c->nleaders, c->nidx, v + f * es, n * es, red);
     /* 3: partition j to every local rank, theirs from each: copies, one round. */
+    c->fam = FAM_LOCAL;
     for (int i = 1; i < k; i++) {
         int to = (j + i) % k, from = (j - i + k) % k;
         rmaib_coll_block(count, k, from, &sf, &sn);

@@ -19,7 +19,8 @@
  *
  * Resources are fixed when the communicator's collective state is made: a ring
  * of RMAIB_COLL_QUEUE calls, a step array sized for the longest schedule of the
- * group, and the window's slots.  A start that finds the ring full progresses
+ * group up to 64 ranks (and no longer beyond: an algorithm of more steps is not
+ * chosen there), and the window's slots.  A start that finds the ring full progresses
  * the older calls until one finishes.
  */
 #define _GNU_SOURCE
@@ -49,8 +50,8 @@ static int unfinished;
 int rmaib_sched_max_steps(int p)
 {
     /* single-copy allreduce: 3 (p - 1) messages, p - 1 reads and a fold; flat:
-     * p - 1 sends and p folds; log rounds stay below 64 */
-    return 4 * p + 64;
+     * p - 1 sends and p folds; log rounds stay below 64.  Bounded at any p: 35 KiB */
+    return 4 * (p < 64 ? p : 64) + 64;
 }
 
 static coll_step_t *add(rmaib_coll_t *c, int kind)
@@ -72,6 +73,10 @@ coll_step_t *rmaib_sched_msg(rmaib_coll_t *c, int dst, const void *sbuf, size_t 
     coll_step_t *s = add(c, STEP_MSG);
     s->dst = dst;
     s->src = src;
+    /* The channels, now: an algorithm whose pairs have none fails its schedule. */
+    if ((slen && rmaib_coll_link(c, dst, &s->dthere, &s->dhere) != RMAIB_OK)
+        || (rlen && rmaib_coll_link(c, src, &s->sthere, &s->shere) != RMAIB_OK))
+        c->err = RMAIB_ERR_INTERN;
     s->sbuf = sbuf;
     s->slen = slen;
     s->rbuf = rbuf;
@@ -197,6 +202,8 @@ static int build(rmaib_coll_t *c, const coll_call_t *call)
     c->npre = 0;
     c->late_err = RMAIB_OK;
     c->reusable = 0;            /* until the build below completes */
+    c->fam = FAM_DIST;          /* each algorithm names its families; this is a default */
+    c->fam_id = 0;
     int rc;
     switch (call->kind) {
     case COLL_ALLREDUCE:
@@ -211,6 +218,7 @@ static int build(rmaib_coll_t *c, const coll_call_t *call)
     default:
         rc = RMAIB_OK;
         c->last_alg = "dissemination";
+        c->fam = FAM_DIST;
         for (int d = 1; d < c->nranks; d *= 2) {
             rmaib_sched_msg(c, (c->rank + d) % c->nranks, &c->token, 1,
                             (c->rank - d + c->nranks) % c->nranks, &c->token, 1, NULL);
@@ -285,6 +293,7 @@ static int progress_locked(rmaib_coll_t *c, int reporting)
             break;
         call->err = rc != RMAIB_OK ? rc : c->late_err;
         c->built = 0;
+        rmaib_coll_scratch_trim(c);
         c->qdone++;
         if (c->mapped)
             __atomic_sub_fetch(&async_pending, 1, __ATOMIC_RELAXED);
@@ -383,6 +392,7 @@ static int run_direct(rmaib_coll_t *c, const coll_call_t *call)
             rmaib_backoff(&bo);
     }
     c->built = 0;
+    rmaib_coll_scratch_trim(c);
     return rc != RMAIB_OK ? rc : c->late_err;
 }
 

@@ -74,6 +74,8 @@ typedef struct rmaib_win_args {
     int map_user;           /* MPI_Win_create: may its pages move into shared memory
                              * (info rmaib_map_user_memory; RMAIB_MAP_USER_MEMORY=0
                              * says no whatever this says)? */
+    int no_sync_words;      /* the window never takes locks or PSCW epochs (internal
+                             * windows): its control block keeps no per-rank words */
     int cma_peers;          /* local peers will read this process's memory with
                              * process_vm_readv (collective buffers): let them */
     int max_notify;         /* notification counters per rank (the largest asked for

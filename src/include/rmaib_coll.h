@@ -35,7 +35,34 @@ typedef struct rmaib_coll_config {
     int cma_min;            /* RMAIB_COLL_CMA: blocks from this many bytes go by single
                              * copy within a node (0: never) */
     int dissem_radix;       /* RMAIB_COLL_DISSEM_RADIX: ranges grow by it a round */
+    int dense_max;          /* RMAIB_COLL_DENSE: groups up to this size give every peer
+                             * a channel (0: only the algorithms' partners, always) */
 } rmaib_coll_config_t;
+
+/* KiB of message slots a communicator's window holds at most (RMAIB_COLL_WINDOW's
+ * default and cap): with the rest of its state, a communicator stays within 1 MiB. */
+#define RMAIB_COLL_SLOTS_KIB 768
+/* Bytes of scratch a communicator keeps between calls (the single-copy allreduce
+ * takes two 64 KiB chunks every call); a call that needed more frees it. */
+#define RMAIB_COLL_SCRATCH_KEEP 131072
+/* What a communicator's collective state keeps, in bytes (rmaib_coll_footprint). */
+typedef struct rmaib_coll_mem {
+    int dense;              /* a channel for every peer (else for the partners only) */
+    int nnodes, lmax, nlocal, nleaders; /* nodes, ranks on the largest and ours, leaders */
+    int nch;                /* channels: slot pairs and signal lines */
+    size_t slot;            /* bytes of one slot */
+    size_t window;          /* the window's memory: 2 slots a channel */
+    size_t ctrl;            /* the window's control block */
+    size_t state;           /* rmaib_coll_t, its counters, steps, queue, node lists */
+    size_t peers;           /* the window's peer entries opened so far */
+    size_t scratch;         /* kept scratch (Bruck's rotation, IN_PLACE copies): at
+                             * most RMAIB_COLL_SCRATCH_KEEP between calls */
+    size_t total;           /* all of the above (the plan: scratch at its most) */
+} rmaib_coll_mem_t;
+void rmaib_coll_footprint(const rmaib_coll_t *c, rmaib_coll_mem_t *m);
+/* The same, as creation would size it, for a group of p ranks on nnodes nodes, lmax
+ * ranks on ours (the largest) and nleaders DPML leaders; peers: an upper bound. */
+void rmaib_coll_plan(int p, int nnodes, int lmax, int nleaders, rmaib_coll_mem_t *m);
 
 /* Read the RMAIB_COLL* variables (once; later calls return the same answer):
  * RMAIB_OK, or RMAIB_ERR_ARG after saying which value is not allowed. */

@@ -209,6 +209,9 @@ struct rmaib_win {
     int cma_peers;              /* rmaib_win_args_t.cma_peers */
     int map_user;               /* rmaib_win_args_t.map_user */
     int notify_max;             /* notification counters in every control block */
+    /* Ranks the control block keeps PSCW words for: nranks, or 0 for
+     * a window that never takes locks or PSCW (the collectives': bounded at any P). */
+    int ctrl_ranks;
     /* The notified reads' share of our own counters (MPIX_Get_notify_local): grown
      * by whoever completes a read, never by a peer, so a process-local word apart
      * from the control block's (which peers' network atomics may grow). */
@@ -265,7 +268,7 @@ struct rmaib_win {
 /* The size of each control block of w. */
 static inline size_t rmaib_win_ctrl_size(const rmaib_win_t *w)
 {
-    return rmaib_ctrl_size(w->nranks, w->notify_max, w->flavor == RMAIB_FLAVOR_DYNAMIC);
+    return rmaib_ctrl_size(w->ctrl_ranks, w->notify_max, w->flavor == RMAIB_FLAVOR_DYNAMIC);
 }
 
 /* Relaxed: plain moves, which a single thread pays nothing for; only the lock calls
@@ -279,6 +282,12 @@ static inline void rmaib_set_access(rmaib_win_t *w, int access)
 {
     __atomic_store_n(&w->access, access, __ATOMIC_RELAXED);
 }
+
+/* win.c: the key that tells this process's node (equal on ranks that share memory)
+ * for a window of flavor, and nodes numbered by first appearance of their key among
+ * p keys stride bytes apart (node[r]; *nnodes of them). */
+uint64_t rmaib_node_key(int flavor);
+int rmaib_number_nodes(int p, const char *keys, size_t stride, int32_t *node, int *nnodes);
 
 /* peer.c: the entry of rank r, opened now if it was not (RMAIB_ERR_NO_MEM if it
  * cannot be); and the same for a rank the caller knows to be open or that may

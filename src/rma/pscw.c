@@ -31,7 +31,7 @@
 
 static const uint64_t *seq_word(rmaib_win_t *w, int kind, int rank)
 {
-    return (const uint64_t *) ((char *) w->my_ctrl + rmaib_ctrl_seq_off(w->nranks, kind, rank));
+    return (const uint64_t *) ((char *) w->my_ctrl + rmaib_ctrl_seq_off(w->ctrl_ranks, kind, rank));
 }
 
 /* A group's ranks checked, their entries opened, and a copy kept in *list (grown to
@@ -72,7 +72,7 @@ int rmaib_post(rmaib_win_t *w, const int *ranks, int n, int assert)
     /* NOCHECK: the origins start with NOCHECK too and will not consume a post. */
     for (int i = 0; i < n && !(assert & RMAIB_MODE_NOCHECK); i++) {
         rmaib_pscw_count_t *c = &rmaib_peer_ent(w, ranks[i])->pscw;
-        rc = rmaib_ctrl_store(w, ranks[i], rmaib_ctrl_seq_off(w->nranks, RMAIB_SEQ_POST,
+        rc = rmaib_ctrl_store(w, ranks[i], rmaib_ctrl_seq_off(w->ctrl_ranks, RMAIB_SEQ_POST,
                                                               w->rank), c->posts_sent + 1);
         if (rc != RMAIB_OK)
             return rc;
@@ -129,7 +129,7 @@ static int send_complete(rmaib_win_t *w, int target)
     rmaib_peer_ent_t *e = rmaib_peer_ent(w, target);
     if (w->atp != e->p.tp)
         rc = w->atp->flush(w, target);
-    int rc2 = rmaib_ctrl_store(w, target, rmaib_ctrl_seq_off(w->nranks, RMAIB_SEQ_COMPLETE,
+    int rc2 = rmaib_ctrl_store(w, target, rmaib_ctrl_seq_off(w->ctrl_ranks, RMAIB_SEQ_COMPLETE,
                                                              w->rank),
                                e->pscw.completes_sent + 1);
     e->pscw.completes_sent += rc2 == RMAIB_OK;

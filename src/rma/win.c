@@ -85,6 +85,7 @@ static rmaib_win_t *win_new(const rmaib_win_args_t *a)
     w->lock_alg = a->lock_alg;
     w->noncontig = a->noncontig;
     w->cma_peers = a->cma_peers;
+    w->ctrl_ranks = a->no_sync_words ? 0 : a->nranks;
     w->stats = rmaib_config.stats;
     /* Decided once: a program that cannot have two threads in one window pays for no
      * lock in its lock calls (rmaib_lock). */
@@ -106,31 +107,44 @@ static int dir_alloc(rmaib_win_t *w)
     return w->dir.sizes && w->dir.disp_units && w->dir.nodes ? RMAIB_OK : RMAIB_ERR_NO_MEM;
 }
 
-/* Nodes numbered in order of first appearance of their key, through a hash from key
- * to node: O(P).  RMAIB_ERR_NO_MEM without room for the hash. */
-static int number_nodes(rmaib_win_t *w, const rmaib_win_hello_t *all, int32_t *node)
+/* Nodes numbered in order of first appearance of their key (keys[r * stride]
+ * bytes apart), through a hash from key to node: O(P).  RMAIB_ERR_NO_MEM without
+ * room for the hash. */
+int rmaib_number_nodes(int p, const char *keys, size_t stride, int32_t *node, int *nnodes)
 {
     unsigned bits = 1;
-    while (((size_t) 1 << bits) < 2 * (size_t) w->nranks)
+    while (((size_t) 1 << bits) < 2 * (size_t) p)
         bits++;
     size_t mask = ((size_t) 1 << bits) - 1;
     struct { uint64_t key; int32_t node; } *h = calloc(mask + 1, sizeof *h);
     if (!h)
         return RMAIB_ERR_NO_MEM;
-    w->nnodes = 0;
-    for (int r = 0; r < w->nranks; r++) {
-        uint64_t k = all[r].node_key;
+    *nnodes = 0;
+    for (int r = 0; r < p; r++) {
+        uint64_t k;
+        memcpy(&k, keys + (size_t) r * stride, sizeof k);
         size_t i = (size_t) ((k * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - bits));
         while (h[i].node && h[i].key != k)      /* (node + 1 in the hash: 0 is empty) */
             i = (i + 1) & mask;
         if (!h[i].node) {
             h[i].key = k;
-            h[i].node = ++w->nnodes;
+            h[i].node = ++*nnodes;
         }
         node[r] = h[i].node - 1;
     }
     free(h);
     return RMAIB_OK;
+}
+
+static int number_nodes(rmaib_win_t *w, const rmaib_win_hello_t *all, int32_t *node)
+{
+    return rmaib_number_nodes(w->nranks, (const char *) &all[0].node_key, sizeof *all, node,
+                              &w->nnodes);
+}
+
+uint64_t rmaib_node_key(int flavor)
+{
+    return node_key(flavor);
 }
 
 /* The directory from the exchange, keeping per rank only what differs between
@@ -308,7 +322,7 @@ int rmaib_win_free(rmaib_win_t *w)
 static rmaib_ctrl_attach_t *attach_table(rmaib_win_t *w)
 {
     return (rmaib_ctrl_attach_t *) ((char *) w->my_ctrl
-                                    + rmaib_ctrl_attach_off(w->nranks, w->notify_max));
+                                    + rmaib_ctrl_attach_off(w->ctrl_ranks, w->notify_max));
 }
 
 static void attach_bump(rmaib_ctrl_attach_t *t)
@@ -366,7 +380,7 @@ int rmaib_win_detach(rmaib_win_t *w, const void *base)
  * through the atomics transport's bulk read, retrying a torn copy. */
 int rmaib_dynamic_range_ok(rmaib_win_t *w, int target, uint64_t lo, uint64_t hi)
 {
-    size_t at = rmaib_ctrl_attach_off(w->nranks, w->notify_max);
+    size_t at = rmaib_ctrl_attach_off(w->ctrl_ranks, w->notify_max);
     rmaib_dyn_seen_t *seen = w->mt ? NULL : &rmaib_peer_ent(w, target)->dyn;
     if (seen && lo >= seen->lo && hi <= seen->hi && lo < seen->hi) {
         uint64_t gen;           /* one word where the table is not read again */

@@ -18,3 +18,6 @@ coll_tests += test/coll/coll_fresh_windows
 coll_tests += test/coll/coll_bad_config
 coll_tests += test/coll/icoll_async
 coll_tests += test/coll/icoll_host_waits
+# The memory a communicator's collective state keeps (the core's own counts).
+coll_tests += test/coll/coll_memory
+test_coll_coll_memory_LDADD = librmaib-mpi.la $(MPI_LIBS) -lm
