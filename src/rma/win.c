@@ -193,11 +193,11 @@ static int win_set_dir(rmaib_win_t *w, const rmaib_win_hello_t *all)
 }
 
 /* The peer table, with the node-local ranks' entries, which the node backend fills
- * in at its set-up, from what they told. */
+ * in at its set-up, from what they told; made before the transports' choice, which
+ * agrees on its failure, and told their transports after it (set_tp). */
 static int win_set_peers(rmaib_win_t *w, const rmaib_win_hello_t *all)
 {
-    int rc = rmaib_peer_table_init(w, w->nnodes == 1 && w->tp_local == w->atp
-                                   && w->atp->reach == RMAIB_TP_NODE);
+    int rc = rmaib_peer_table_init(w, w->nnodes == 1 && !rmaib_transport_forces_net());
     for (int i = 0; rc == RMAIB_OK && i < w->nlocal; i++) {
         int r = w->local_ranks[i];
         rmaib_peer_t *pe;
@@ -208,6 +208,12 @@ static int win_set_peers(rmaib_win_t *w, const rmaib_win_hello_t *all)
         }
     }
     return rc;
+}
+
+static void set_tp(rmaib_win_t *w, rmaib_peer_ent_t *e, void *arg)
+{
+    (void) arg;
+    e->p.tp = e->p.node == w->mynode ? w->tp_local : w->tp_remote;
 }
 
 static void win_describe(rmaib_win_t *w)
@@ -266,11 +272,13 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
     /* What fails from here on fails on one rank alone: the transports' choice agrees
      * on it, with whether the network started, before anyone goes on. */
     int st = win_set_dir(w, all);
+    if (st == RMAIB_OK)
+        st = win_set_peers(w, all);
     rc = rmaib_transport_choose(w, st);
-    if (rc == RMAIB_OK)
-        rc = win_set_peers(w, all);
-    if (rc == RMAIB_OK)
+    if (rc == RMAIB_OK) {
+        rmaib_peer_foreach(w, set_tp, NULL);
         rc = rmaib_transport_win_init(w);
+    }
     if (rc != RMAIB_OK)
         goto fn_fail;
     w->excl_local = w->lock_alg == RMAIB_LOCKALG_TAS && w->nnodes == 1

@@ -87,10 +87,15 @@ static int net_agree(rmaib_win_t *w, int mine, int net_failed)
     return rc;
 }
 
+int rmaib_transport_forces_net(void)
+{
+    return strcmp(rmaib_config.transport, "ofi") == 0;
+}
+
 int rmaib_transport_choose(rmaib_win_t *w, int mine)
 {
     const char *mode = rmaib_config.transport;
-    int force_net = strcmp(mode, "ofi") == 0;
+    int force_net = rmaib_transport_forces_net();
     const rmaib_tp_ops_t *net = NULL;
     int rc = mine;
 

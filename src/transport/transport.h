@@ -202,6 +202,8 @@ void rmaib_transport_init(void);
  * table holds the node-local ranks, run each backend's win_init.  Called from
  * rmaib_win_create. */
 int rmaib_transport_choose(rmaib_win_t *win, int mine);
+/* RMAIB_TRANSPORT=ofi: every peer, node-local ones too, over the network. */
+int rmaib_transport_forces_net(void);
 int rmaib_transport_win_init(rmaib_win_t *win);
 void rmaib_transport_win_fini(rmaib_win_t *win);
 void rmaib_transport_progress(void);
