@@ -379,7 +379,9 @@ int rmaib_fetch_and_op_general(rmaib_win_t *w, const void *obuf, void *rbuf,
     uint64_t roff;
     if (!l->contig || target < 0 || target >= w->nranks)
         return rmaib_get_accumulate(w, obuf, 1, l, rbuf, 1, l, target, tdisp, 1, l, op, 0);
-    int rc = rmaib_reduce_valid(l->basic, op);
+    int rc = rmaib_target_ok(w, target);
+    if (rc == RMAIB_OK)
+        rc = rmaib_reduce_valid(l->basic, op);
     if (rc == RMAIB_OK)
         rc = rmaib_epoch_ok(w, target, 0);
     if (rc == RMAIB_OK)

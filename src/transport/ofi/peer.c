@@ -90,8 +90,31 @@ static void peer_init(ofi_win_t *o, ofi_peer_t *p, int r)
     pthread_mutex_init(&p->ktab_lock, NULL);
 }
 
-/* The first access to peer r from this process: its record, made from the columns.
- * Two threads may come at once: open_lock lets one make it, the other finds it. */
+static ofi_peer_amo_t *amo_new(void)
+{
+    ofi_peer_amo_t *n = calloc(1, sizeof *n);
+    if (n) {
+        pthread_mutex_init(&n->amo_lock, NULL);
+        pthread_mutex_init(&n->send_lock, NULL);
+        pthread_mutex_init(&n->stage_lock, NULL);
+    }
+    return n;
+}
+
+static void amo_free(ofi_peer_amo_t *a)
+{
+    if (!a)
+        return;
+    pthread_mutex_destroy(&a->amo_lock);
+    pthread_mutex_destroy(&a->send_lock);
+    pthread_mutex_destroy(&a->stage_lock);
+    free(a);
+}
+
+/* The first access to peer r from this process: its record, made from the columns,
+ * with its mailbox part where the window has mailboxes.  All or nothing, so that an
+ * access that fails for memory leaves the window as it was.  Two threads may come
+ * at once: open_lock lets one make it, the other finds it. */
 ofi_peer_t *rmaib_ofi_peer_open(ofi_win_t *o, int r)
 {
     if (r < 0 || r >= o->nranks)
@@ -99,8 +122,11 @@ ofi_peer_t *rmaib_ofi_peer_open(ofi_win_t *o, int r)
     pthread_mutex_lock(&o->open_lock);
     ofi_peer_t *p = rmaib_ofi_peer_find(o, r);
     if (!p && (p = calloc(1, sizeof *p)) != NULL) {
+        ofi_peer_amo_t *a = o->amo ? amo_new() : NULL;
         peer_init(o, p, r);
-        if (rmaib_rank_map_insert(&o->pmap, r, p) != RMAIB_OK) {
+        atomic_init(&p->amo, a);
+        if ((o->amo && !a) || rmaib_rank_map_insert(&o->pmap, r, p) != RMAIB_OK) {
+            amo_free(a);
             pthread_mutex_destroy(&p->ktab_lock);
             free(p);
             p = NULL;
@@ -110,26 +136,21 @@ ofi_peer_t *rmaib_ofi_peer_open(ofi_win_t *o, int r)
     return p;
 }
 
-/* The part of a peer's record only the mailbox uses, made at its first request.
- * Published with a compare-and-swap: a thread that loses frees its own. */
+/* The part of a peer's record only the mailbox uses: made with the record where the
+ * window has mailboxes, else at the first request.  Published with a
+ * compare-and-swap: a thread that loses frees its own. */
 ofi_peer_amo_t *rmaib_ofi_peer_amo(ofi_peer_t *p)
 {
     ofi_peer_amo_t *a = atomic_load_explicit(&p->amo, memory_order_acquire);
     if (a)
         return a;
-    ofi_peer_amo_t *n = calloc(1, sizeof *n);
+    ofi_peer_amo_t *n = amo_new();
     if (!n)
         return NULL;
-    pthread_mutex_init(&n->amo_lock, NULL);
-    pthread_mutex_init(&n->send_lock, NULL);
-    pthread_mutex_init(&n->stage_lock, NULL);
     if (atomic_compare_exchange_strong_explicit(&p->amo, &a, n, memory_order_acq_rel,
                                                 memory_order_acquire))
         return n;
-    pthread_mutex_destroy(&n->amo_lock);
-    pthread_mutex_destroy(&n->send_lock);
-    pthread_mutex_destroy(&n->stage_lock);
-    free(n);
+    amo_free(n);
     return a;
 }
 
@@ -137,13 +158,7 @@ static void peer_free(void *arg, void *unused)
 {
     ofi_peer_t *p = arg;
     (void) unused;
-    ofi_peer_amo_t *a = atomic_load_explicit(&p->amo, memory_order_relaxed);
-    if (a) {
-        pthread_mutex_destroy(&a->amo_lock);
-        pthread_mutex_destroy(&a->send_lock);
-        pthread_mutex_destroy(&a->stage_lock);
-        free(a);
-    }
+    amo_free(atomic_load_explicit(&p->amo, memory_order_relaxed));
     pthread_mutex_destroy(&p->ktab_lock);
     free(p->ktab);
     free(p);
