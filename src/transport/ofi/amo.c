@@ -199,18 +199,36 @@ static void amo_answered(ofi_win_t *o, int target, int slot, int refused, uint64
     atomic_fetch_sub_explicit(&wt->pending, 1, memory_order_release);
 }
 
+/* Room for one more awaited answer (the caller holds awaited_lock). */
+static int awaited_room(void)
+{
+    if (nawaited < awaited_cap)
+        return RMAIB_OK;
+    size_t cap = awaited_cap ? 2 * awaited_cap : 64;
+    amo_awaited_t *a = realloc(awaited, cap * sizeof *a);
+    if (!a)
+        return RMAIB_ERR_NO_MEM;
+    awaited = a;
+    awaited_cap = cap;
+    return RMAIB_OK;
+}
+
+/* The list made with the first mailbox, at a window's creation (where a failure is
+ * agreed on), not by the first request, whose failure should leave nothing made. */
+int rmaib_ofi_amo_reserve(void)
+{
+    pthread_mutex_lock(&awaited_lock);
+    int rc = awaited_room();
+    pthread_mutex_unlock(&awaited_lock);
+    return rc;
+}
+
 static int amo_await(ofi_win_t *o, int target, int slot, uint32_t tag)
 {
     pthread_mutex_lock(&awaited_lock);
-    if (nawaited == awaited_cap) {
-        size_t cap = awaited_cap ? 2 * awaited_cap : 64;
-        amo_awaited_t *a = realloc(awaited, cap * sizeof *a);
-        if (!a) {
-            pthread_mutex_unlock(&awaited_lock);
-            return RMAIB_ERR_NO_MEM;
-        }
-        awaited = a;
-        awaited_cap = cap;
+    if (awaited_room() != RMAIB_OK) {
+        pthread_mutex_unlock(&awaited_lock);
+        return RMAIB_ERR_NO_MEM;
     }
     awaited[nawaited++] = (amo_awaited_t) { o, target, slot, tag };
     atomic_store_explicit(&awaited_count, nawaited, memory_order_relaxed);

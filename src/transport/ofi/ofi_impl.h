@@ -375,6 +375,7 @@ enum { AMO_FULL = 1 };
  * element (docs/performance.md has the figures). */
 enum { AMO_RUN_MIN = 4096 };
 uint32_t rmaib_ofi_amo_win_add(ofi_win_t *o);
+int rmaib_ofi_amo_reserve(void);
 void rmaib_ofi_amo_win_remove(ofi_win_t *o);
 size_t rmaib_ofi_amo_stage_bytes(int nranks);
 size_t rmaib_ofi_amo_stage_off(const ofi_win_t *o, int origin);

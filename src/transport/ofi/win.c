@@ -275,7 +275,10 @@ static int win_open_box(ofi_win_t *o, int p, ofi_hello_t *mine, uint64_t key)
     }
     o->box_bytes = bytes;
     mine->box_va = (uint64_t) (uintptr_t) o->box;
-    int rc = reg(o->box, bytes, FI_REMOTE_WRITE | FI_REMOTE_READ, key, &o->box_mr, &mine->box_key);
+    int rc = rmaib_ofi_amo_reserve();
+    if (rc == RMAIB_OK)
+        rc = reg(o->box, bytes, FI_REMOTE_WRITE | FI_REMOTE_READ, key, &o->box_mr,
+                 &mine->box_key);
     if (rc == RMAIB_OK)
         mine->box_wid = o->wid = rmaib_ofi_amo_win_add(o);
     return rc;
