@@ -164,16 +164,7 @@ for t in $tests; do
     [ -x "$prog" ] || continue      # not built in this tree (yet)
     MPIEXEC=$tmp/mpiexec RMAIB_TEST_PASSES=multihost \
         sh "$top_srcdir/test/run-test" "$prog" > "$tmp/out" 2>&1
-    awk -v base="$count" -v t="$t" '
-        /^(not ok|ok) [0-9]+ - / {
-            st = $1 == "not" ? "not ok" : "ok"
-            rest = $0; sub(/^(not ok|ok) [0-9]+ - /, "", rest)
-            print st " " (base + ++n) " - " t " " rest
-            next
-        }
-        /^1\.\.[0-9]+/ { next }
-        { print }
-        END { print n + 0 > "/dev/stderr" }' "$tmp/out" 2> "$tmp/n"
+    awk -v base="$count" -v t="$t" -f "$top_srcdir/test/tap-renumber.awk" "$tmp/out" 2> "$tmp/n"
     count=$((count + $(cat "$tmp/n")))
 done
 if [ "$count" -eq 0 ]; then

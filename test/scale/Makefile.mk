@@ -4,7 +4,7 @@
 # TAP goes to check-scale.log, its last line counts the points; it fails if one
 # failed or none passed.  .ci/run runs it as its scale stage.
 check_PROGRAMS += test/scale/ring_neighbour
-EXTRA_DIST += test/scale/testlist test/scale/run.sh
+EXTRA_DIST += test/scale/testlist test/scale/run.sh test/tap-renumber.awk
 check-scale: $(rma_tests) $(coll_tests) test/scale/ring_neighbour
 	@$(AM_TESTS_ENVIRONMENT) $(SHELL) $(top_srcdir)/test/scale/run.sh | tee check-scale.log; \
 	pass=$$(grep -c '^ok [0-9]* - ' check-scale.log); \

@@ -39,16 +39,7 @@ for t in $names; do
         continue
     fi
     RMAIB_TEST_LIST=$list sh "$top_srcdir/test/run-test" "$prog" > "$tmp/out" 2>&1
-    awk -v base="$count" -v t="$t" '
-        /^(not ok|ok) [0-9]+ - / {
-            st = $1 == "not" ? "not ok" : "ok"
-            rest = $0; sub(/^(not ok|ok) [0-9]+ - /, "", rest)
-            print st " " (base + ++n) " - " t " " rest
-            next
-        }
-        /^1\.\.[0-9]+/ { next }
-        { print }
-        END { print n + 0 > "/dev/stderr" }' "$tmp/out" 2> "$tmp/n"
+    awk -v base="$count" -v t="$t" -f "$top_srcdir/test/tap-renumber.awk" "$tmp/out" 2> "$tmp/n"
     count=$((count + $(cat "$tmp/n")))
 done
 if [ "$count" -eq 0 ]; then
