@@ -293,7 +293,8 @@ int rmaib_number_nodes(int p, const char *keys, size_t stride, int32_t *node, in
  * cannot be); and the same for a rank the caller knows to be open or that may
  * not fail (it stops the process, saying so, when memory runs out). */
 int rmaib_peer_open(rmaib_win_t *w, int r, rmaib_peer_t **out);
-rmaib_peer_t *rmaib_peer_sparse(const rmaib_win_t *w, int r);
+/* (cold: the latency paths of a dense window keep no frame for the call) */
+rmaib_peer_t *rmaib_peer_sparse(const rmaib_win_t *w, int r) __attribute__((cold));
 /* The table itself: every rank's entry (dense) or none yet; its entries so far, and
  * each of them in turn; at the window's free. */
 int rmaib_peer_table_init(rmaib_win_t *w, int dense);
@@ -311,7 +312,7 @@ static inline rmaib_peer_t *rmaib_peer(const rmaib_win_t *w, int r)
 
 /* The entry of rank r if it is open, else NULL (the latency paths: a first access
  * goes the general way, which opens it and says if it cannot). */
-rmaib_peer_t *rmaib_peer_find_sparse(const rmaib_win_t *w, int r);
+rmaib_peer_t *rmaib_peer_find_sparse(const rmaib_win_t *w, int r) __attribute__((cold));
 
 static inline rmaib_peer_t *rmaib_peer_lookup(const rmaib_win_t *w, int r)
 {

@@ -15,19 +15,20 @@
 #include "base/reduce.h"
 
 /* The common case of a put or get, checked inline: contiguous on both sides, in a
- * passive epoch on a window of fixed memory, some bytes, in bounds.  Then *roff is
- * where and *len how much; else 0, and the general path checks again and says
- * what failed. */
-static inline int rmaib_xfer_fast(rmaib_win_t *w, size_t ocount, const rmaib_layout_t *ol,
-                                  int target, int64_t tdisp, size_t tcount,
-                                  const rmaib_layout_t *tl, uint64_t *roff, size_t *len)
+ * passive epoch on a window of fixed memory, some bytes, in bounds, to a peer whose
+ * entry is open.  Then *roff is where, *len how much and *pe the target's entry;
+ * else 0, and the general path checks again and says what failed. */
+static inline __attribute__((always_inline)) int
+rmaib_xfer_fast(rmaib_win_t *w, size_t ocount, const rmaib_layout_t *ol, int target,
+                int64_t tdisp, size_t tcount, const rmaib_layout_t *tl, uint64_t *roff,
+                size_t *len, const rmaib_peer_t **pep)
 {
     int access = rmaib_access(w);       /* (mt: another thread may change it) */
     const rmaib_peer_t *pe;
     *len = ocount * ol->size;
     return w->flavor != RMAIB_FLAVOR_DYNAMIC && ol->contig && tl->contig
         && (unsigned) target < (unsigned) w->nranks
-        && (pe = rmaib_peer_lookup(w, target)) != NULL
+        && (*pep = pe = rmaib_peer_lookup(w, target)) != NULL
         && (access == RMAIB_ACCESS_LOCK_ALL || (access == RMAIB_ACCESS_LOCK && pe->lock_type))
         && *len != 0 && *len == tcount * tl->size
         && rmaib_target_base(w, target, tdisp, tcount, tl, roff) == RMAIB_OK;
@@ -47,8 +48,9 @@ rmaib_put_inline(rmaib_win_t *w, const void *obuf, size_t ocount, const rmaib_la
 {
     uint64_t roff;
     size_t len;
-    if (rmaib_xfer_fast(w, ocount, ol, target, tdisp, tcount, tl, &roff, &len))
-        return rmaib_peer(w, target)->tp->put(w, target, roff, obuf, len);
+    const rmaib_peer_t *pe;
+    if (rmaib_xfer_fast(w, ocount, ol, target, tdisp, tcount, tl, &roff, &len, &pe))
+        return pe->tp->put(w, target, roff, obuf, len);
     return rmaib_put_general(w, obuf, ocount, ol, target, tdisp, tcount, tl, flags);
 }
 
@@ -58,8 +60,9 @@ rmaib_get_inline(rmaib_win_t *w, void *obuf, size_t ocount, const rmaib_layout_t
 {
     uint64_t roff;
     size_t len;
-    if (rmaib_xfer_fast(w, ocount, ol, target, tdisp, tcount, tl, &roff, &len))
-        return rmaib_peer(w, target)->tp->get(w, target, roff, obuf, len);
+    const rmaib_peer_t *pe;
+    if (rmaib_xfer_fast(w, ocount, ol, target, tdisp, tcount, tl, &roff, &len, &pe))
+        return pe->tp->get(w, target, roff, obuf, len);
     return rmaib_get_general(w, obuf, ocount, ol, target, tdisp, tcount, tl, flags);
 }
 

@@ -16,6 +16,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include "rmaib_win.h"
@@ -55,8 +56,10 @@ int rmaib_peer_open(rmaib_win_t *w, int r, rmaib_peer_t **out)
     pthread_mutex_lock(&tab->lock);
     e = rmaib_rank_map_find(&tab->map, r);
     if (!e) {
-        if (!(e = calloc(1, sizeof *e)))
+        if (!(e = aligned_alloc(RMAIB_CACHELINE, sizeof *e)))
             rc = RMAIB_ERR_NO_MEM;
+        else
+            memset(e, 0, sizeof *e);
         if (rc == RMAIB_OK) {
             ent_fill(w, e, r);
             if (e->p.tp && e->p.tp->peer_open)
@@ -124,10 +127,12 @@ void rmaib_peer_foreach(rmaib_win_t *w, void (*fn)(rmaib_win_t *, rmaib_peer_ent
 
 int rmaib_peer_table_init(rmaib_win_t *w, int dense)
 {
-    if (dense) {
-        w->peers = calloc((size_t) w->nranks, sizeof *w->peers);
+    if (dense) {        /* (each entry's hot part on one cache line) */
+        size_t bytes = (size_t) w->nranks * sizeof *w->peers;
+        w->peers = aligned_alloc(RMAIB_CACHELINE, bytes);
         if (!w->peers)
             return RMAIB_ERR_NO_MEM;
+        memset(w->peers, 0, bytes);
         for (int r = 0; r < w->nranks; r++)
             ent_fill(w, &w->peers[r], r);
         return RMAIB_OK;
