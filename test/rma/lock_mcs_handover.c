@@ -16,7 +16,7 @@
  * Race: all ranks, rank 0 included, run many short critical sections back to back,
  * so releases meet enqueues, with an empty lock/unlock epoch every third time; then
  * the same holding exclusive locks on two targets at once (rank 0, then the last
- * rank: one queue node per target).  Values read must be a permutation.
+ * rank: a queue node from the pool for each).  Values read must be a permutation.
  */
 #include "tap.h"
 #include "windows.h"
