@@ -103,7 +103,7 @@ int rmaib_flush_local_all(rmaib_win_t *w)
  * this process's loads and stores against the peers'. */
 int rmaib_win_sync(rmaib_win_t *w)
 {
-    (void) w;
+    rmaib_transport_win_sync(w);
     atomic_thread_fence(memory_order_seq_cst);
     return RMAIB_OK;
 }

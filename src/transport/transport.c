@@ -147,6 +147,13 @@ void rmaib_transport_win_fini(rmaib_win_t *w)
         backends[b]->win_fini(w);
 }
 
+void rmaib_transport_win_sync(rmaib_win_t *w)
+{
+    for (int b = 0; b < NBACKENDS; b++)
+        if (backends[b]->win_sync)
+            backends[b]->win_sync(w);
+}
+
 /* A backend's process-level hooks are optional: run those that are there. */
 #define EACH_BACKEND(hook, ...)                                 \
     for (int b_ = 0; b_ < NBACKENDS; b_++)                      \

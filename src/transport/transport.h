@@ -76,6 +76,9 @@ typedef struct rmaib_tp_ops {
      * the same order.  A backend sets up the peers whose peer->tp is itself. */
     int (*win_init)(rmaib_win_t *win);
     void (*win_fini)(rmaib_win_t *win);
+    /* Optional (NULL: nothing to do).  MPI_Win_sync: what another thread of this
+     * process applied to the window for peers happens before the caller goes on. */
+    void (*win_sync)(rmaib_win_t *win);
     /* Optional.  Set up this backend's part of a peer's entry (peer->tpp), opened
      * after win_init at the first access to it (peer.c); RMAIB_OK or an error, which
      * the access that opened it returns. */
@@ -206,6 +209,7 @@ int rmaib_transport_choose(rmaib_win_t *win, int mine);
 int rmaib_transport_forces_net(void);
 int rmaib_transport_win_init(rmaib_win_t *win);
 void rmaib_transport_win_fini(rmaib_win_t *win);
+void rmaib_transport_win_sync(rmaib_win_t *win);
 void rmaib_transport_progress(void);
 /* Does a backend move peers' requests only while this process polls it (a software
  * provider)?  Then a blocking call of the host MPI should poll while it waits. */

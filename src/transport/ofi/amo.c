@@ -163,6 +163,7 @@ static void amo_serve(ofi_win_t *o, int origin, int slot, int one_way)
     uint64_t old;
     int rc = rmaib_amo_apply(q, o->ctrl, o->ctrl_size, o->data, o->data_size,
                              o->box + rmaib_ofi_amo_stage_off(o, origin), o->stage_bytes, &old);
+    atomic_fetch_add_explicit(&o->served, 1, memory_order_release);
     if (rc != RMAIB_OK && !atomic_exchange(&ofi.said_error, 1))
         rmaib_host_say("rmaib: refused a malformed mailbox atomic from rank %d "
                        "(offset %llu, op %#x)", origin, (unsigned long long) q->off, q->op);

@@ -155,6 +155,19 @@ int rmaib_ofi_progress_wait(int timeout_ms)
     return n;
 }
 
+/* Return once no thread that read the CQ before the call is still handling what it
+ * read: a window gone from the mailbox table is then out of every handler's reach.
+ * The progress thread may sleep in the CQ holding the lock: hold it off first. */
+void rmaib_ofi_cq_readers_out(void)
+{
+    if (!atomic_load(&ofi.up))
+        return;
+    rmaib_progress_thread_hold();
+    pthread_mutex_lock(&reap_lock);
+    pthread_mutex_unlock(&reap_lock);
+    rmaib_progress_thread_release();
+}
+
 void rmaib_ofi_progress_wake(void)
 {
     if (!atomic_load(&ofi.up))

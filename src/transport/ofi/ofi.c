@@ -81,6 +81,7 @@ const rmaib_tp_ops_t rmaib_ofi_ops = {
     .finalize = rmaib_ofi_finalize,
     .win_init = rmaib_ofi_win_init,
     .win_fini = rmaib_ofi_win_fini,
+    .win_sync = rmaib_ofi_win_sync,
     .put = rmaib_ofi_put,
     .get = rmaib_ofi_get,
     .putv = rmaib_ofi_putv,

@@ -158,6 +158,9 @@ typedef struct ofi_win {
     ofi_col_t col[OFI_COL_N];
     rmaib_rank_map_t pmap;              /* the peers touched so far (peer.c) */
     pthread_mutex_t open_lock;          /* one thread at a time makes a record */
+    /* Mailbox requests applied here, counted before each is answered: MPI_Win_sync
+     * reads it (acquire), so what a CQ reader applied for a peer happens before. */
+    _Atomic uint64_t served;
 } ofi_win_t;
 
 #define OFI_INET_KEY 19         /* family, port, IPv6 address */
@@ -279,6 +282,7 @@ pool_blk_t *rmaib_ofi_pool_alloc(size_t len, ofi_peer_t *peer);
 /* win.c: windows, registrations, dynamic windows' key tables */
 int rmaib_ofi_win_init(rmaib_win_t *w);
 void rmaib_ofi_win_fini(rmaib_win_t *w);
+void rmaib_ofi_win_sync(rmaib_win_t *w);
 int rmaib_ofi_attach(rmaib_win_t *w, void *base, size_t size);
 void rmaib_ofi_detach(rmaib_win_t *w, const void *base);
 int rmaib_ofi_ktab_refresh(ofi_peer_t *p);
@@ -382,6 +386,7 @@ size_t rmaib_ofi_amo_stage_off(const ofi_win_t *o, int origin);
 void rmaib_ofi_amo_incoming(uint64_t data);
 void rmaib_ofi_amo_resend(void);
 int rmaib_ofi_amo_collect(void);
+void rmaib_ofi_cq_readers_out(void);
 size_t rmaib_ofi_amo_awaited(void);
 int rmaib_ofi_amo_issue(ofi_win_t *o, int peer, uint64_t off, uint32_t op, uint64_t operand,
                         uint64_t compare, uint64_t *result, ofi_waiter_t *wt);

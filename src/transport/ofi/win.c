@@ -211,6 +211,7 @@ static int reg(void *base, size_t size, uint64_t access, uint64_t want_key, stru
 static void win_release(ofi_win_t *o)
 {
     rmaib_ofi_amo_win_remove(o);
+    rmaib_ofi_cq_readers_out();         /* none still serves o's mailbox */
     for (int i = 0; i < RMAIB_MAX_ATTACH; i++)
         rmaib_ofi_close_fid(&o->attach_mr[i]);
     rmaib_ofi_close_fid(&o->data_mr);
@@ -423,6 +424,13 @@ void rmaib_ofi_win_fini(rmaib_win_t *w)
     rmaib_ofi_quiesce(w);                         /* nothing may still credit this window */
     win_release(o);
     w->ofi = NULL;
+}
+
+void rmaib_ofi_win_sync(rmaib_win_t *w)
+{
+    ofi_win_t *o = w->ofi;
+    if (o)
+        (void) atomic_load_explicit(&o->served, memory_order_acquire);
 }
 
 int rmaib_ofi_attach(rmaib_win_t *w, void *base, size_t size)
