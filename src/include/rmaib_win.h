@@ -151,10 +151,12 @@ typedef struct rmaib_peer {
 _Static_assert(sizeof(rmaib_peer_t) <= RMAIB_CACHELINE, "rmaib_peer_t outgrew a cache line");
 
 /* Access epoch kinds. FENCE_ISSUED: a fence opened an epoch that no operation has
- * used yet, so the window may still move on to lock or PSCW (as MPICH does). */
+ * used yet, so the window may still move on to lock or PSCW (as MPICH does).
+ * LOCK_ALL_LAZY: a lock_all whose shared locks are taken at each target's first
+ * operation (lock_all.c); a target is covered once its lock_type is set, as in LOCK. */
 enum {
     RMAIB_ACCESS_NONE = 0, RMAIB_ACCESS_FENCE_ISSUED, RMAIB_ACCESS_FENCE,
-    RMAIB_ACCESS_START, RMAIB_ACCESS_LOCK, RMAIB_ACCESS_LOCK_ALL
+    RMAIB_ACCESS_START, RMAIB_ACCESS_LOCK, RMAIB_ACCESS_LOCK_ALL_LAZY, RMAIB_ACCESS_LOCK_ALL
 };
 enum { RMAIB_EXPOSURE_NONE = 0, RMAIB_EXPOSURE_FENCE, RMAIB_EXPOSURE_POST };
 /* A rank's place in the current start group: not in it, in it but its post not yet
@@ -164,6 +166,12 @@ enum { RMAIB_START_OUT = 0, RMAIB_START_WAITING, RMAIB_START_READY };
  * (mt) RMAIB_LOCK_PENDING while a thread acquires it. */
 #define RMAIB_LOCK_NOCHECK_BIT 0x80
 #define RMAIB_LOCK_PENDING 0x40
+
+/* Read where another thread may set it (a lazy lock_all's first operation). */
+static inline int rmaib_lock_type(const rmaib_peer_t *pe)
+{
+    return __atomic_load_n(&pe->lock_type, __ATOMIC_RELAXED);
+}
 
 /* What this process has sent to one rank and consumed from it, in the units of the
  * sequence words (see rmaib_ctrl_seq_off). */
@@ -240,11 +248,11 @@ struct rmaib_win {
     int access, exposure;
     int mt;
     pthread_mutex_t epoch_lock;
-    int nlocks;                 /* locks held on single targets */
-    int excl_count;             /* exclusive locks held: counted once on the master
-                                 * (not with mt: each exclusive lock counts there) */
-    int excl_local;             /* exclusive locks read the master, never announce
-                                 * (lock_all.c: windows within a node) */
+    int nlocks;                 /* locks held on single targets (or, in a lazy
+                                 * lock_all, the targets it has locked so far) */
+    int excl_local;             /* exclusive locks read the master, lock_all counts
+                                 * there (lock_all.c: windows within a node); else
+                                 * lock_all is lazy and the master is not used */
     int local_fast;             /* excl_local, no mt, no stats, one transport that
                                  * completes at issue: the inline paths of lock.c
                                  * and rmaib_flush */

@@ -11,54 +11,26 @@
  */
 #include "locks/lock_fast.h"
 
-/* A process's first exclusive lock (test-and-set) announces it on the master and
- * tries the target's word in one batch: one round trip over the network instead of
- * two.  If a lock_all holder was on the master, both steps are undone (the writer bit
- * was ours for a moment but guarded nothing: we touched no data) and the lock is
- * taken the ordinary way.  On failure nothing is left behind. */
-static int lock_exclusive_first(rmaib_win_t *w, int target)
+/* An exclusive lock on a window that is not excl_local: the target's word alone (no
+ * lock_all there counts on the master: lock_all.c). */
+static int acquire_exclusive(rmaib_win_t *w, int target)
 {
-    uint64_t gold = 0, lold = 0;
-    rmaib_ctrl_req_t req[2];
-    rmaib_global_excl_req(&req[0], &gold);
-    rmaib_tas_exclusive_req(target, &req[1], &lold);
-    int rc = rmaib_ctrl_op2(w, req);
-    if (rc != RMAIB_OK)
-        return rc;
-    if (rmaib_global_excl_entered(gold)) {
-        rc = rmaib_tas_exclusive_finish(w, target, lold);
-        if (rc != RMAIB_OK)
-            rmaib_global_excl_leave(w);
-        return rc;
-    }
-    rc = rmaib_global_excl_leave(w);
-    if (rc == RMAIB_OK && lold == 0)
-        rc = rmaib_tas_release(w, target, RMAIB_LOCK_EXCLUSIVE);
-    if (rc == RMAIB_OK)
-        rc = rmaib_global_excl_enter(w);
-    if (rc != RMAIB_OK)
-        return rc;
-    rc = rmaib_tas_acquire_exclusive(w, target);
-    if (rc != RMAIB_OK)
-        rmaib_global_excl_leave(w);
-    return rc;
+    return w->lock_alg == RMAIB_LOCKALG_MCS ? rmaib_mcs_acquire(w, target)
+        : rmaib_tas_acquire_exclusive(w, target);
 }
 
-/* mt: every exclusive lock announces itself on the master (lock_exclusive_first
- * does both steps), or reads it (excl_local), so no thread waits for another's
- * announcement there. */
+static int release_exclusive(rmaib_win_t *w, int target)
+{
+    return w->lock_alg == RMAIB_LOCKALG_MCS ? rmaib_mcs_release(w, target)
+        : rmaib_tas_release(w, target, RMAIB_LOCK_EXCLUSIVE);
+}
+
+/* mt: the same steps as acquire() below, the word taken outside epoch_lock. */
 static int acquire_mt(rmaib_win_t *w, int lock_type, int target)
 {
     if (lock_type == RMAIB_LOCK_SHARED)
         return rmaib_tas_acquire_shared(w, target);
-    if (w->excl_local)
-        return rmaib_global_excl_local(w, target);
-    if (w->lock_alg == RMAIB_LOCKALG_TAS)
-        return lock_exclusive_first(w, target);
-    int rc = rmaib_global_excl_enter(w);
-    if (rc == RMAIB_OK && (rc = rmaib_mcs_acquire(w, target)) != RMAIB_OK)
-        rmaib_global_excl_leave(w);
-    return rc;
+    return w->excl_local ? rmaib_global_excl_local(w, target) : acquire_exclusive(w, target);
 }
 
 /* The target is ours (RMAIB_LOCK_PENDING) from the check on, so a second thread
@@ -108,14 +80,8 @@ static __attribute__((noinline)) int unlock_mt(rmaib_win_t *w, int target)
     int type = held & ~RMAIB_LOCK_NOCHECK_BIT;
     int rc = rmaib_flush_target(w, target), rc2 = RMAIB_OK;
     if (!(held & RMAIB_LOCK_NOCHECK_BIT)) {     /* even if the flush failed (rmaib_unlock) */
-        if (type == RMAIB_LOCK_SHARED) {
-            rc2 = rmaib_tas_release(w, target, type);
-        } else {
-            rc2 = w->lock_alg == RMAIB_LOCKALG_MCS ? rmaib_mcs_release(w, target)
-                : rmaib_tas_release(w, target, type);
-            if (rc2 == RMAIB_OK && !w->excl_local)
-                rc2 = rmaib_global_excl_leave(w);
-        }
+        rc2 = type == RMAIB_LOCK_SHARED || w->excl_local ? rmaib_tas_release(w, target, type)
+            : release_exclusive(w, target);
     }
     pthread_mutex_lock(&w->epoch_lock);
     rmaib_peer(w, target)->lock_type = RMAIB_LOCK_NONE;
@@ -125,50 +91,19 @@ static __attribute__((noinline)) int unlock_mt(rmaib_win_t *w, int target)
     return rmaib_first_error(rc, rc2);
 }
 
-/* Exclusive locks the master is told of (rmaib_lock=mcs, or a window spanning
- * nodes): once, while this process holds any. */
-static __attribute__((noinline)) int acquire_announced(rmaib_win_t *w, int target)
-{
-    int rc = RMAIB_OK;
-    if (w->excl_count == 0 && w->lock_alg == RMAIB_LOCKALG_TAS) {
-        rc = lock_exclusive_first(w, target);
-    } else {
-        if (w->excl_count == 0)
-            rc = rmaib_global_excl_enter(w);
-        if (rc != RMAIB_OK)
-            return rc;
-        rc = w->lock_alg == RMAIB_LOCKALG_MCS ? rmaib_mcs_acquire(w, target)
-            : rmaib_tas_acquire_exclusive(w, target);
-        if (rc != RMAIB_OK && w->excl_count == 0)
-            rmaib_global_excl_leave(w);
-    }
-    if (rc == RMAIB_OK)
-        w->excl_count++;
-    return rc;
-}
-
-static __attribute__((noinline)) int release_announced(rmaib_win_t *w, int target)
-{
-    int rc = w->lock_alg == RMAIB_LOCKALG_MCS ? rmaib_mcs_release(w, target)
-        : rmaib_tas_release(w, target, RMAIB_LOCK_EXCLUSIVE);
-    if (--w->excl_count == 0 && rc == RMAIB_OK)
-        rc = rmaib_global_excl_leave(w);
-    return rc;
-}
-
 /* The lock word steps of rmaib_lock and rmaib_unlock, outside the epoch
  * bookkeeping; the common ones inline. */
 static inline int acquire(rmaib_win_t *w, int lock_type, int target)
 {
     return lock_type == RMAIB_LOCK_SHARED ? rmaib_tas_acquire_shared(w, target)
         : w->excl_local ? rmaib_global_excl_local(w, target)
-        : acquire_announced(w, target);
+        : acquire_exclusive(w, target);
 }
 
 static inline int release(rmaib_win_t *w, int type, int target)
 {
     return type == RMAIB_LOCK_SHARED || w->excl_local ? rmaib_tas_release(w, target, type)
-        : release_announced(w, target);
+        : release_exclusive(w, target);
 }
 
 /* With RMAIB_STATS: the same, counting the atomics they spend. */
@@ -241,7 +176,8 @@ int rmaib_unlock_general(rmaib_win_t *w, int target)
 int rmaib_lock_local_wait(rmaib_win_t *w, int lock_type, int target, uint64_t old,
                           uint64_t g)
 {
-    int rc = lock_type == RMAIB_LOCK_SHARED ? rmaib_tas_acquire_shared_wait(w, target)
+    int rc = lock_type == RMAIB_LOCK_SHARED ? rmaib_tas_acquire_shared_wait(w, target,
+                                                       RMAIB_LOCK_WRITER | RMAIB_LOCK_WAIT_MASK)
         : rmaib_global_excl_local_wait(w, target, old, g);
     if (rc == RMAIB_OK)
         rmaib_lock_held(w, lock_type, target);

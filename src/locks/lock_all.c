@@ -1,55 +1,80 @@
 /*
- * The two-level global word on the window's master (rank 0), as in foMPI: lock_all
- * holders count in the high half, processes holding at least one exclusive lock in
- * the low half.  lock_all costs O(1) atomics whatever the group size; an exclusive
- * locker pays one extra atomic, once, however many targets it locks.  Within a node
- * exclusive lockers only read the word and lock_all reads every target's (below).
+ * MPI_Win_lock_all, two ways.
  *
- * Both sides announce themselves with a fetch-add and undo it when the other side is
- * present, so neither waits while holding its share of the word.
+ * Within a node (w->excl_local: test-and-set, every control word a CPU atomic away)
+ * a word on the window's master (rank 0) counts the lock_all holders, and exclusive
+ * lockers read it (Dekker's scheme, below): lock_all reads every target's word, a
+ * load each.
+ *
+ * Elsewhere lock_all is lazy (RMAIB_ACCESS_LOCK_ALL_LAZY), as Open MPI's osc/rdma
+ * locks on demand: the call takes its own word's shared lock and returns; each other
+ * target's is taken at the epoch's first operation on it (rmaib_lock_all_take), and
+ * unlock_all gives back those taken.  So lock_all costs what the epoch touches, no
+ * rank is a hot spot, and an exclusive lock is its target's word alone.
+ *
+ * A lazy share waits for a writer that holds the target, never for one that only
+ * waits there (lock(SHARED) lets waiting writers go first).  Otherwise two lock_all
+ * epochs and two writers that each want one lock could wait in a circle: each epoch
+ * holding a target whose waiting writer is ahead of it at the other.  A writer that
+ * holds one lock and waits for none always finishes; a circle needs a process holding
+ * exclusive locks on two targets at once while lock_all epochs touch both.
  */
 #include "rma/rma_impl.h"
 
 static const size_t GLOBAL = RMAIB_CTRL_OFF(global_lock), LOCK = RMAIB_CTRL_OFF(lock);
 
-static int global_acquire(rmaib_win_t *w, uint64_t mine, uint64_t theirs)
+static int take_shared(rmaib_win_t *w, int target)
 {
-    RMAIB_BACKOFF(bo);
-    for (;;) {
-        uint64_t old;
-        int rc = rmaib_ctrl_op(w, RMAIB_LOCK_MASTER, GLOBAL, RMAIB_AOP_FADD, mine, 0, &old);
-        if (rc != RMAIB_OK || !(old & theirs))
-            return rc;
-        rc = rmaib_ctrl_op(w, RMAIB_LOCK_MASTER, GLOBAL, RMAIB_AOP_FADD, -mine, 0, NULL);
-        if (rc != RMAIB_OK)
-            return rc;
-        do {
-            rmaib_backoff(&bo);
-            rc = rmaib_ctrl_op(w, RMAIB_LOCK_MASTER, GLOBAL, RMAIB_AOP_READ, 0, 0, &old);
-        } while (rc == RMAIB_OK && (old & theirs));
-        if (rc != RMAIB_OK)
-            return rc;
+    uint64_t old;
+    int rc = rmaib_ctrl_op(w, target, LOCK, RMAIB_AOP_FADD, RMAIB_LOCK_SHARED_ONE, 0, &old);
+    if (rc != RMAIB_OK || !(old & RMAIB_LOCK_WRITER))
+        return rc;
+    return rmaib_tas_acquire_shared_wait(w, target, RMAIB_LOCK_WRITER);
+}
+
+/* Threads of an mt window may meet here on one target: epoch_lock lets one take it. */
+int rmaib_lock_all_take(rmaib_win_t *w, int target)
+{
+    if (w->mt)
+        pthread_mutex_lock(&w->epoch_lock);
+    rmaib_peer_t *pe = rmaib_peer(w, target);
+    int rc = RMAIB_OK;
+    if (w->access != RMAIB_ACCESS_LOCK_ALL_LAZY) {
+        rc = RMAIB_ERR_RMA_SYNC;        /* another thread's unlock_all ended it */
+    } else if (!pe->lock_type) {
+        rc = take_shared(w, target);
+        if (rc == RMAIB_OK) {
+            __atomic_store_n(&pe->lock_type, RMAIB_LOCK_SHARED, __ATOMIC_RELEASE);
+            w->nlocks++;
+            rmaib_stat_add(w, &w->stat_lock_acquires, 1);
+        }
     }
+    if (w->mt)
+        pthread_mutex_unlock(&w->epoch_lock);
+    return rc;
 }
 
-int rmaib_global_excl_enter(rmaib_win_t *w)
+typedef struct {
+    int rc, left;
+} give_back_t;
+
+static void give_back(rmaib_win_t *w, rmaib_peer_ent_t *e, void *arg)
 {
-    return global_acquire(w, RMAIB_GLOBAL_EXCL_ONE, RMAIB_GLOBAL_ALL_MASK);
+    give_back_t *g = arg;
+    if (!e->p.lock_type || !g->left)
+        return;
+    g->rc = rmaib_first_error(g->rc, rmaib_tas_release(w, e->rank, RMAIB_LOCK_SHARED));
+    e->p.lock_type = RMAIB_LOCK_NONE;
+    g->left--;
 }
 
-void rmaib_global_excl_req(rmaib_ctrl_req_t *req, uint64_t *old)
+static int unlock_all_lazy(rmaib_win_t *w)
 {
-    *req = (rmaib_ctrl_req_t) { RMAIB_LOCK_MASTER, GLOBAL, RMAIB_AOP_FADD, RMAIB_GLOBAL_EXCL_ONE, 0, old };
-}
-
-int rmaib_global_excl_entered(uint64_t old)
-{
-    return !(old & RMAIB_GLOBAL_ALL_MASK);
-}
-
-int rmaib_global_excl_leave(rmaib_win_t *w)
-{
-    return rmaib_ctrl_op(w, RMAIB_LOCK_MASTER, GLOBAL, RMAIB_AOP_FADD, -RMAIB_GLOBAL_EXCL_ONE, 0, NULL);
+    give_back_t g = { RMAIB_OK, w->nlocks };
+    if (g.left)
+        rmaib_peer_foreach(w, give_back, &g);
+    w->nlocks = 0;
+    return g.rc;
 }
 
 /* The contended steps of rmaib_global_excl_local (rma_impl.h).  old is what the CAS
@@ -107,23 +132,40 @@ int rmaib_lock_all(rmaib_win_t *w, int assert)
     int access = rmaib_access(w);
     if (access != RMAIB_ACCESS_NONE && access != RMAIB_ACCESS_FENCE_ISSUED)
         return RMAIB_ERR_RMA_SYNC;
-    if (!(assert & RMAIB_MODE_NOCHECK)) {
-        int rc = w->excl_local ? lock_all_local(w)
-            : global_acquire(w, RMAIB_GLOBAL_ALL_ONE, RMAIB_GLOBAL_EXCL_MASK);
+    w->lock_all_nocheck = (assert & RMAIB_MODE_NOCHECK) != 0;
+    if (!w->lock_all_nocheck && !w->excl_local) {
+        /* Our own word at once: the epoch covers our loads and stores too. */
+        rmaib_set_access(w, RMAIB_ACCESS_LOCK_ALL_LAZY);
+        int rc = rmaib_lock_all_take(w, w->rank);
+        if (rc != RMAIB_OK)
+            rmaib_set_access(w, RMAIB_ACCESS_NONE);
+        return rc;
+    }
+    if (!w->lock_all_nocheck) {
+        int rc = lock_all_local(w);
         if (rc != RMAIB_OK)
             return rc;
     }
-    w->lock_all_nocheck = (assert & RMAIB_MODE_NOCHECK) != 0;
     rmaib_set_access(w, RMAIB_ACCESS_LOCK_ALL);
     return RMAIB_OK;
 }
 
 int rmaib_unlock_all(rmaib_win_t *w)
 {
-    if (rmaib_access(w) != RMAIB_ACCESS_LOCK_ALL)
+    int access = rmaib_access(w);
+    if (access != RMAIB_ACCESS_LOCK_ALL && access != RMAIB_ACCESS_LOCK_ALL_LAZY)
         return RMAIB_ERR_RMA_SYNC;
     int rc = rmaib_flush_issued(w);
     /* Leave even if the flush failed, as rmaib_unlock does. */
+    if (access == RMAIB_ACCESS_LOCK_ALL_LAZY) {
+        if (w->mt)
+            pthread_mutex_lock(&w->epoch_lock);
+        rc = rmaib_first_error(rc, unlock_all_lazy(w));
+        rmaib_set_access(w, RMAIB_ACCESS_NONE);
+        if (w->mt)
+            pthread_mutex_unlock(&w->epoch_lock);
+        return rc;
+    }
     if (!w->lock_all_nocheck) {
         rc = rmaib_first_error(rc, rmaib_ctrl_op(w, RMAIB_LOCK_MASTER, GLOBAL, RMAIB_AOP_FADD,
                                                  -RMAIB_GLOBAL_ALL_ONE, 0, NULL));

@@ -13,8 +13,8 @@
 
 static const size_t LOCK = RMAIB_CTRL_OFF(lock);
 
-/* After a first try found a writer: back off and try again. */
-int rmaib_tas_acquire_shared_wait(rmaib_win_t *w, int target)
+/* After a first try found one of blockers in the word: back off and try again. */
+int rmaib_tas_acquire_shared_wait(rmaib_win_t *w, int target, uint64_t blockers)
 {
     RMAIB_BACKOFF(bo);
     for (;;) {
@@ -25,11 +25,11 @@ int rmaib_tas_acquire_shared_wait(rmaib_win_t *w, int target)
         do {                    /* wait for the writers with reads, not with increments */
             rmaib_backoff(&bo);
             rc = rmaib_ctrl_op(w, target, LOCK, RMAIB_AOP_READ, 0, 0, &old);
-        } while (rc == RMAIB_OK && (old & (RMAIB_LOCK_WRITER | RMAIB_LOCK_WAIT_MASK)));
+        } while (rc == RMAIB_OK && (old & blockers));
         if (rc != RMAIB_OK)
             return rc;
         rc = rmaib_ctrl_op(w, target, LOCK, RMAIB_AOP_FADD, RMAIB_LOCK_SHARED_ONE, 0, &old);
-        if (rc != RMAIB_OK || !(old & (RMAIB_LOCK_WRITER | RMAIB_LOCK_WAIT_MASK)))
+        if (rc != RMAIB_OK || !(old & blockers))
             return rc;
     }
 }

@@ -9,8 +9,10 @@ int rmaib_epoch_check_target(rmaib_win_t *w, int target, int flags)
     switch (rmaib_access(w)) {
     case RMAIB_ACCESS_LOCK_ALL:
         return RMAIB_OK;
+    case RMAIB_ACCESS_LOCK_ALL_LAZY:
+        return rmaib_lock_all_take(w, target);
     case RMAIB_ACCESS_LOCK:
-        return rmaib_peer(w, target)->lock_type ? RMAIB_OK : RMAIB_ERR_RMA_SYNC;
+        return rmaib_lock_type(rmaib_peer(w, target)) ? RMAIB_OK : RMAIB_ERR_RMA_SYNC;
     case RMAIB_ACCESS_FENCE_ISSUED:
     case RMAIB_ACCESS_FENCE:
         if (flags & RMAIB_OP_REQUEST)
@@ -35,14 +37,16 @@ static int passive_target_ok(rmaib_win_t *w, int target)
     int trc = rmaib_target_ok(w, target);
     if (trc != RMAIB_OK)
         return trc;
-    return rmaib_passive_covers(w, target) ? RMAIB_OK : RMAIB_ERR_RMA_SYNC;
+    /* (a lazy lock_all covers a target it has not locked: nothing went to it) */
+    return rmaib_passive_covers(w, target) || rmaib_access(w) == RMAIB_ACCESS_LOCK_ALL_LAZY
+        ? RMAIB_OK : RMAIB_ERR_RMA_SYNC;
 }
 
 static int passive_any_ok(rmaib_win_t *w)
 {
     int access = rmaib_access(w);
     return access == RMAIB_ACCESS_LOCK_ALL || access == RMAIB_ACCESS_LOCK
-        ? RMAIB_OK : RMAIB_ERR_RMA_SYNC;
+        || access == RMAIB_ACCESS_LOCK_ALL_LAZY ? RMAIB_OK : RMAIB_ERR_RMA_SYNC;
 }
 
 int rmaib_flush_general(rmaib_win_t *w, int target)

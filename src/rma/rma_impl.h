@@ -122,7 +122,8 @@ static inline int rmaib_passive_covers(const rmaib_win_t *w, int target)
 {
     int access = rmaib_access(w);
     return access == RMAIB_ACCESS_LOCK_ALL
-        || (access == RMAIB_ACCESS_LOCK && rmaib_peer(w, target)->lock_type);
+        || ((access == RMAIB_ACCESS_LOCK || access == RMAIB_ACCESS_LOCK_ALL_LAZY)
+            && rmaib_lock_type(rmaib_peer(w, target)));
 }
 
 /* The hot half of the epoch check: a passive epoch covering target. */
@@ -131,8 +132,10 @@ static inline int rmaib_epoch_ok(rmaib_win_t *w, int target, int flags)
     return rmaib_passive_covers(w, target) ? RMAIB_OK : rmaib_epoch_check_target(w, target, flags);
 }
 int rmaib_pscw_wait_post(rmaib_win_t *w, int target);
-/* tas.c: the uncontended shared lock and every release are one atomic, inline. */
-int rmaib_tas_acquire_shared_wait(rmaib_win_t *w, int target);
+/* tas.c: the uncontended shared lock and every release are one atomic, inline; a
+ * contended share waits while the word holds any of blockers (a writer, or one
+ * waiting; a lazy lock_all's share waits for a holding writer only). */
+int rmaib_tas_acquire_shared_wait(rmaib_win_t *w, int target, uint64_t blockers);
 static inline int rmaib_tas_acquire_shared(rmaib_win_t *w, int target)
 {
     uint64_t old;
@@ -140,7 +143,7 @@ static inline int rmaib_tas_acquire_shared(rmaib_win_t *w, int target)
                            RMAIB_LOCK_SHARED_ONE, 0, &old);
     if (rc != RMAIB_OK || !(old & (RMAIB_LOCK_WRITER | RMAIB_LOCK_WAIT_MASK)))
         return rc;
-    return rmaib_tas_acquire_shared_wait(w, target);
+    return rmaib_tas_acquire_shared_wait(w, target, RMAIB_LOCK_WRITER | RMAIB_LOCK_WAIT_MASK);
 }
 static inline int rmaib_tas_release(rmaib_win_t *w, int target, int lock_type)
 {
@@ -155,12 +158,9 @@ int rmaib_tas_exclusive_finish(rmaib_win_t *w, int target, uint64_t old);
 int rmaib_mcs_acquire(rmaib_win_t *w, int target);
 void rmaib_mcs_pool_init(rmaib_win_t *w);
 int rmaib_mcs_release(rmaib_win_t *w, int target);
-int rmaib_global_excl_enter(rmaib_win_t *w);
-int rmaib_global_excl_leave(rmaib_win_t *w);
-/* rmaib_global_excl_enter's first attempt as a request; entered(old) says whether it
- * got in (else leave, and enter again the slow way). */
-void rmaib_global_excl_req(rmaib_ctrl_req_t *req, uint64_t *old);
-int rmaib_global_excl_entered(uint64_t old);
+/* A lazy lock_all's shared lock on target, at the epoch's first operation on it
+ * (lock_all.c); RMAIB_OK once the target is covered. */
+int rmaib_lock_all_take(rmaib_win_t *w, int target);
 /* An exclusive lock on target where w->excl_local: the target's word is taken, then
  * the master (RMAIB_LOCK_MASTER) is read, not told; the protocol and its contended
  * steps are lock_all.c's.  excl_local windows have every control word mapped

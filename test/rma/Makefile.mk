@@ -53,6 +53,7 @@ rma_tests += test/rma/lock_shared_across_barrier
 rma_tests += test/rma/lock_mcs_handover
 rma_tests += test/rma/lock_mcs_many_targets
 rma_tests += test/rma/lock_all_basic
+rma_tests += test/rma/lock_all_on_demand
 rma_tests += test/rma/lock_mixed
 rma_tests += test/rma/target_computes_without_mpi
 rma_tests += test/rma/fence_epochs
