@@ -152,11 +152,12 @@ _Static_assert(sizeof(rmaib_peer_t) <= RMAIB_CACHELINE, "rmaib_peer_t outgrew a 
 
 /* Access epoch kinds. FENCE_ISSUED: a fence opened an epoch that no operation has
  * used yet, so the window may still move on to lock or PSCW (as MPICH does).
- * LOCK_ALL_LAZY: a lock_all whose shared locks are taken at each target's first
- * operation (lock_all.c); a target is covered once its lock_type is set, as in LOCK. */
+ * A lazy lock_all (lock_all.c) is a LOCK epoch with w->lock_all_lazy set: a target
+ * is covered once its shared lock is taken, at the first operation on it, so the
+ * latency paths test nothing more than for lock. */
 enum {
     RMAIB_ACCESS_NONE = 0, RMAIB_ACCESS_FENCE_ISSUED, RMAIB_ACCESS_FENCE,
-    RMAIB_ACCESS_START, RMAIB_ACCESS_LOCK, RMAIB_ACCESS_LOCK_ALL_LAZY, RMAIB_ACCESS_LOCK_ALL
+    RMAIB_ACCESS_START, RMAIB_ACCESS_LOCK, RMAIB_ACCESS_LOCK_ALL
 };
 enum { RMAIB_EXPOSURE_NONE = 0, RMAIB_EXPOSURE_FENCE, RMAIB_EXPOSURE_POST };
 /* A rank's place in the current start group: not in it, in it but its post not yet
@@ -257,6 +258,7 @@ struct rmaib_win {
                                  * completes at issue: the inline paths of lock.c
                                  * and rmaib_flush */
     int lock_all_nocheck;       /* lock_all was taken with MPI_MODE_NOCHECK */
+    int lock_all_lazy;          /* the LOCK epoch is a lazy lock_all (lock_all.c) */
     _Atomic uint64_t mcs_free;  /* bit i: MCS node i is ours to take (mcs.c) */
     int fence_nosucceed;        /* last fence said NOSUCCEED */
     uint64_t fence_epoch;

@@ -41,7 +41,7 @@ static __attribute__((noinline)) int lock_mt(rmaib_win_t *w, int lock_type, int 
     pthread_mutex_lock(&w->epoch_lock);
     int access = w->access, rc = RMAIB_OK;
     if ((access != RMAIB_ACCESS_NONE && access != RMAIB_ACCESS_FENCE_ISSUED
-         && access != RMAIB_ACCESS_LOCK) || rmaib_peer(w, target)->lock_type) {
+         && access != RMAIB_ACCESS_LOCK) || w->lock_all_lazy || rmaib_peer(w, target)->lock_type) {
         rc = RMAIB_ERR_RMA_SYNC;
     } else {
         rmaib_peer(w, target)->lock_type = RMAIB_LOCK_PENDING;
@@ -71,7 +71,8 @@ static __attribute__((noinline)) int unlock_mt(rmaib_win_t *w, int target)
 {
     pthread_mutex_lock(&w->epoch_lock);
     int held = rmaib_peer(w, target)->lock_type;
-    int ok = w->access == RMAIB_ACCESS_LOCK && held && !(held & RMAIB_LOCK_PENDING);
+    int ok = w->access == RMAIB_ACCESS_LOCK && !w->lock_all_lazy && held
+        && !(held & RMAIB_LOCK_PENDING);
     if (ok)
         rmaib_peer(w, target)->lock_type = (uint8_t) (held | RMAIB_LOCK_PENDING);
     pthread_mutex_unlock(&w->epoch_lock);
@@ -137,7 +138,7 @@ int rmaib_lock_general(rmaib_win_t *w, int lock_type, int target, int assert)
     if (w->mt)
         return lock_mt(w, lock_type, target, assert);
     if ((w->access != RMAIB_ACCESS_NONE && w->access != RMAIB_ACCESS_FENCE_ISSUED
-         && w->access != RMAIB_ACCESS_LOCK) || rmaib_peer(w, target)->lock_type)
+         && w->access != RMAIB_ACCESS_LOCK) || w->lock_all_lazy || rmaib_peer(w, target)->lock_type)
         return RMAIB_ERR_RMA_SYNC;
     if (assert & RMAIB_MODE_NOCHECK) {
         lock_type |= RMAIB_LOCK_NOCHECK_BIT;
@@ -159,7 +160,7 @@ int rmaib_unlock_general(rmaib_win_t *w, int target)
     if (w->mt)
         return unlock_mt(w, target);
     int held = rmaib_peer(w, target)->lock_type;
-    if (w->access != RMAIB_ACCESS_LOCK || !held)
+    if (w->access != RMAIB_ACCESS_LOCK || w->lock_all_lazy || !held)
         return RMAIB_ERR_RMA_SYNC;
     int rc = rmaib_flush_target(w, target);
     /* The lock goes even if the flush failed: the error is the epoch's operations',

@@ -6,7 +6,7 @@
  * lockers read it (Dekker's scheme, below): lock_all reads every target's word, a
  * load each.
  *
- * Elsewhere lock_all is lazy (RMAIB_ACCESS_LOCK_ALL_LAZY), as Open MPI's osc/rdma
+ * Elsewhere lock_all is lazy (a LOCK epoch, w->lock_all_lazy), as Open MPI's osc/rdma
  * locks on demand: the call takes its own word's shared lock and returns; each other
  * target's is taken at the epoch's first operation on it (rmaib_lock_all_take), and
  * unlock_all gives back those taken.  So lock_all costs what the epoch touches, no
@@ -39,7 +39,7 @@ int rmaib_lock_all_take(rmaib_win_t *w, int target)
         pthread_mutex_lock(&w->epoch_lock);
     rmaib_peer_t *pe = rmaib_peer(w, target);
     int rc = RMAIB_OK;
-    if (w->access != RMAIB_ACCESS_LOCK_ALL_LAZY) {
+    if (w->access != RMAIB_ACCESS_LOCK || !w->lock_all_lazy) {
         rc = RMAIB_ERR_RMA_SYNC;        /* another thread's unlock_all ended it */
     } else if (!pe->lock_type) {
         rc = take_shared(w, target);
@@ -135,10 +135,13 @@ int rmaib_lock_all(rmaib_win_t *w, int assert)
     w->lock_all_nocheck = (assert & RMAIB_MODE_NOCHECK) != 0;
     if (!w->lock_all_nocheck && !w->excl_local) {
         /* Our own word at once: the epoch covers our loads and stores too. */
-        rmaib_set_access(w, RMAIB_ACCESS_LOCK_ALL_LAZY);
+        w->lock_all_lazy = 1;
+        rmaib_set_access(w, RMAIB_ACCESS_LOCK);
         int rc = rmaib_lock_all_take(w, w->rank);
-        if (rc != RMAIB_OK)
+        if (rc != RMAIB_OK) {
             rmaib_set_access(w, RMAIB_ACCESS_NONE);
+            w->lock_all_lazy = 0;
+        }
         return rc;
     }
     if (!w->lock_all_nocheck) {
@@ -152,15 +155,16 @@ int rmaib_lock_all(rmaib_win_t *w, int assert)
 
 int rmaib_unlock_all(rmaib_win_t *w)
 {
-    int access = rmaib_access(w);
-    if (access != RMAIB_ACCESS_LOCK_ALL && access != RMAIB_ACCESS_LOCK_ALL_LAZY)
+    int access = rmaib_access(w), lazy = access == RMAIB_ACCESS_LOCK && w->lock_all_lazy;
+    if (access != RMAIB_ACCESS_LOCK_ALL && !lazy)
         return RMAIB_ERR_RMA_SYNC;
     int rc = rmaib_flush_issued(w);
     /* Leave even if the flush failed, as rmaib_unlock does. */
-    if (access == RMAIB_ACCESS_LOCK_ALL_LAZY) {
+    if (lazy) {
         if (w->mt)
             pthread_mutex_lock(&w->epoch_lock);
         rc = rmaib_first_error(rc, unlock_all_lazy(w));
+        w->lock_all_lazy = 0;
         rmaib_set_access(w, RMAIB_ACCESS_NONE);
         if (w->mt)
             pthread_mutex_unlock(&w->epoch_lock);

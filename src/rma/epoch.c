@@ -9,10 +9,10 @@ int rmaib_epoch_check_target(rmaib_win_t *w, int target, int flags)
     switch (rmaib_access(w)) {
     case RMAIB_ACCESS_LOCK_ALL:
         return RMAIB_OK;
-    case RMAIB_ACCESS_LOCK_ALL_LAZY:
-        return rmaib_lock_all_take(w, target);
     case RMAIB_ACCESS_LOCK:
-        return rmaib_lock_type(rmaib_peer(w, target)) ? RMAIB_OK : RMAIB_ERR_RMA_SYNC;
+        if (rmaib_lock_type(rmaib_peer(w, target)))
+            return RMAIB_OK;
+        return w->lock_all_lazy ? rmaib_lock_all_take(w, target) : RMAIB_ERR_RMA_SYNC;
     case RMAIB_ACCESS_FENCE_ISSUED:
     case RMAIB_ACCESS_FENCE:
         if (flags & RMAIB_OP_REQUEST)
@@ -38,7 +38,8 @@ static int passive_target_ok(rmaib_win_t *w, int target)
     if (trc != RMAIB_OK)
         return trc;
     /* (a lazy lock_all covers a target it has not locked: nothing went to it) */
-    return rmaib_passive_covers(w, target) || rmaib_access(w) == RMAIB_ACCESS_LOCK_ALL_LAZY
+    return rmaib_passive_covers(w, target)
+        || (rmaib_access(w) == RMAIB_ACCESS_LOCK && w->lock_all_lazy)
         ? RMAIB_OK : RMAIB_ERR_RMA_SYNC;
 }
 
@@ -46,7 +47,7 @@ static int passive_any_ok(rmaib_win_t *w)
 {
     int access = rmaib_access(w);
     return access == RMAIB_ACCESS_LOCK_ALL || access == RMAIB_ACCESS_LOCK
-        || access == RMAIB_ACCESS_LOCK_ALL_LAZY ? RMAIB_OK : RMAIB_ERR_RMA_SYNC;
+        ? RMAIB_OK : RMAIB_ERR_RMA_SYNC;
 }
 
 int rmaib_flush_general(rmaib_win_t *w, int target)

@@ -299,9 +299,8 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
 
 int rmaib_win_free(rmaib_win_t *w)
 {
-    if (w->nlocks || w->access == RMAIB_ACCESS_LOCK_ALL
-        || w->access == RMAIB_ACCESS_LOCK_ALL_LAZY || w->access == RMAIB_ACCESS_START
-        || w->exposure == RMAIB_EXPOSURE_POST)
+    if (w->nlocks || w->lock_all_lazy || w->access == RMAIB_ACCESS_LOCK_ALL
+        || w->access == RMAIB_ACCESS_START || w->exposure == RMAIB_EXPOSURE_POST)
         return RMAIB_ERR_RMA_SYNC;
     if (rmaib_config.stats && w->stat_lock_acquires)
         rmaib_host_say("rmaib: stats lock=%s acquisitions=%llu lock-remote-atomics=%llu "
