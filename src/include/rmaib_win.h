@@ -331,6 +331,21 @@ static inline rmaib_peer_t *rmaib_peer_lookup(const rmaib_win_t *w, int r)
     return rmaib_peer_find_sparse(w, r);
 }
 
+/* For control words, without opening the entry: a peer not open is not node-local
+ * (those open at creation), so no block of it is mapped here and its words go by
+ * the network.  Fence partners and MCS neighbours take no entry so. */
+static inline char *rmaib_peer_ctrl_mapped(const rmaib_win_t *w, int r)
+{
+    const rmaib_peer_t *pe = rmaib_peer_lookup(w, r);
+    return pe ? pe->ctrl_mapped : NULL;
+}
+
+static inline const rmaib_tp_ops_t *rmaib_peer_tp(const rmaib_win_t *w, int r)
+{
+    const rmaib_peer_t *pe = rmaib_peer_lookup(w, r);
+    return pe ? pe->tp : w->tp_remote;
+}
+
 static inline rmaib_peer_ent_t *rmaib_peer_ent(const rmaib_win_t *w, int r)
 {
     return (rmaib_peer_ent_t *) rmaib_peer(w, r);

@@ -27,7 +27,7 @@ static inline int rmaib_ctrl_op(rmaib_win_t *w, int peer, size_t off, rmaib_aop_
                                 uint64_t operand, uint64_t compare, uint64_t *result)
 {
     rmaib_stat_add(w, &w->stat_remote_ops, peer != w->rank);
-    char *mapped = rmaib_peer(w, peer)->ctrl_mapped;
+    char *mapped = rmaib_peer_ctrl_mapped(w, peer);
     if (mapped) {
         uint64_t old = rmaib_cpu_ctrl_atomic(mapped + off, op, operand, compare);
         if (result)
@@ -48,15 +48,15 @@ static inline int rmaib_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_
             __atomic_store_n((uint64_t *) ((char *) w->my_ctrl + off), value, __ATOMIC_RELEASE);
         return rc;
     }
-    return rmaib_peer(w, peer)->tp->ctrl_store(w, peer, off, value);
+    return rmaib_peer_tp(w, peer)->ctrl_store(w, peer, off, value);
 }
 
 
 /* Two fetching control-block atomics at once (transport ctrl_atomic2). */
 static inline int rmaib_ctrl_op2(rmaib_win_t *w, const rmaib_ctrl_req_t req[2])
 {
-    if (w->atp->ctrl_atomic2 && !rmaib_peer(w, req[0].peer)->ctrl_mapped
-        && !rmaib_peer(w, req[1].peer)->ctrl_mapped) {
+    if (w->atp->ctrl_atomic2 && !rmaib_peer_ctrl_mapped(w, req[0].peer)
+        && !rmaib_peer_ctrl_mapped(w, req[1].peer)) {
         rmaib_stat_add(w, &w->stat_remote_ops, (uint64_t) (req[0].peer != w->rank)
                        + (uint64_t) (req[1].peer != w->rank));
         return w->atp->ctrl_atomic2(w, req);
