@@ -14,7 +14,10 @@
 #include "transport/transport.h"
 
 #define RMAIB_CACHELINE 64
-#define RMAIB_FENCE_ROUNDS 32        /* dissemination rounds: enough for 2^32 ranks */
+#define RMAIB_FENCE_ROUNDS 32        /* fence flags: 30 doubling rounds and 2 (fence.c) */
+/* The two beyond the rounds, where P is not a power of two: an extra rank's arrival
+ * at its partner, and the partner's word back once all are in. */
+enum { RMAIB_FENCE_PRE = RMAIB_FENCE_ROUNDS - 2, RMAIB_FENCE_POST = RMAIB_FENCE_ROUNDS - 1 };
 #define RMAIB_MAX_ATTACH 1024        /* attached regions per dynamic window and rank */
 
 /* Lock word of a target (struct rmaib_ctrl.lock): shared holders in the low half,

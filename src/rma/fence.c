@@ -1,29 +1,58 @@
 /*
- * MPI_Win_fence: complete what this process issued, then a dissemination barrier of
- * epoch flags written into the peers' control blocks: round k writes the epoch number
- * into rank + 2^k's flag k and waits for rank - 2^k's.  The epoch only grows, so a
- * flag never needs resetting and a peer already one fence ahead does no harm
- * (waiting is for flag >= epoch).  No MPI barrier and no target CPU are involved.
- * A flag is a store nobody waits for (rmaib_ctrl_store): one message per round.
+ * MPI_Win_fence: complete what this process issued, then a barrier of epoch flags
+ * written into the peers' control blocks, by recursive doubling: round k writes the
+ * epoch number into partner rank ^ 2^k's flag k and waits for the partner's.  Each
+ * process so talks to log2 P peers, both ways over one connection (a dissemination
+ * barrier talks to 2 log2 P: rank + 2^k and rank - 2^k).  Where P is not a power of
+ * two, each rank r from m on (m the largest power of two up to P) first tells r - m
+ * (flag PRE), which waits for it before its rounds and tells it (flag POST) after.
+ * The epoch only grows, so a flag never needs resetting and a peer already one fence
+ * ahead does no harm (waiting is for flag >= epoch).  No MPI barrier and no target
+ * CPU are involved.  A flag is a store nobody waits for (rmaib_ctrl_store): one
+ * message per round.
  */
 #include "rma_impl.h"
 
 #define FENCE_ASSERTS (RMAIB_MODE_NOSTORE | RMAIB_MODE_NOPUT | RMAIB_MODE_NOPRECEDE \
                        | RMAIB_MODE_NOSUCCEED)
 
+/* (Rounds 0 .. 29: m <= 2^30 for any int P.) */
+
+static void flag_wait(rmaib_win_t *w, int k, uint64_t epoch)
+{
+    RMAIB_BACKOFF(bo);
+    while (rmaib_load(&w->my_ctrl->fence_flag[k]) < epoch)
+        rmaib_backoff(&bo);
+}
+
+static int flag_send(rmaib_win_t *w, int to, int k, uint64_t epoch)
+{
+    return rmaib_ctrl_store(w, to, RMAIB_CTRL_OFF(fence_flag[k]), epoch);
+}
+
 static int fence_barrier(rmaib_win_t *w)
 {
     uint64_t epoch = ++w->fence_epoch;
-    for (int k = 0; (1 << k) < w->nranks; k++) {
-        int to = (w->rank + (1 << k)) % w->nranks;
-        int rc = rmaib_ctrl_store(w, to, RMAIB_CTRL_OFF(fence_flag[k]), epoch);
-        if (rc != RMAIB_OK)
-            return rc;
-        RMAIB_BACKOFF(bo);
-        while (rmaib_load(&w->my_ctrl->fence_flag[k]) < epoch)
-            rmaib_backoff(&bo);
+    int p = w->nranks, r = w->rank, m = 1, rc = RMAIB_OK;
+    while (m <= p / 2)
+        m *= 2;
+    if (r >= m) {
+        rc = flag_send(w, r - m, RMAIB_FENCE_PRE, epoch);
+        if (rc == RMAIB_OK)
+            flag_wait(w, RMAIB_FENCE_POST, epoch);
+        return rc;
     }
-    return RMAIB_OK;
+    if (r + m < p)
+        flag_wait(w, RMAIB_FENCE_PRE, epoch);
+    for (int k = 0; (1 << k) < m && rc == RMAIB_OK; k++) {
+        rc = flag_send(w, r ^ (1 << k), k, epoch);
+        if (rc == RMAIB_OK)
+            flag_wait(w, k, epoch);
+    }
+    /* Our extra rank waits for this even if a round failed: it would wait for good. */
+    if (r + m < p)
+        rc = rmaib_first_error(rc, flag_send(w, r + m, RMAIB_FENCE_POST, epoch));
+    return rc;
 }
 
 int rmaib_fence(rmaib_win_t *w, int assert)
