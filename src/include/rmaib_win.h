@@ -171,12 +171,6 @@ enum { RMAIB_START_OUT = 0, RMAIB_START_WAITING, RMAIB_START_READY };
 #define RMAIB_LOCK_NOCHECK_BIT 0x80
 #define RMAIB_LOCK_PENDING 0x40
 
-/* Read where another thread may set it (a lazy lock_all's first operation). */
-static inline int rmaib_lock_type(const rmaib_peer_t *pe)
-{
-    return __atomic_load_n(&pe->lock_type, __ATOMIC_RELAXED);
-}
-
 /* What this process has sent to one rank and consumed from it, in the units of the
  * sequence words (see rmaib_ctrl_seq_off). */
 typedef struct rmaib_pscw_count {
@@ -192,6 +186,7 @@ typedef struct rmaib_peer_ent {
     uint8_t start_state;        /* RMAIB_START_* */
     int8_t mcs_node;            /* our MCS node for the exclusive lock on it; -1: none
                                  * (the lock taken by test-and-set, the pool empty) */
+    uint8_t lazy_shared;        /* mt: a lazy lock_all holds it (lock_all.c) */
     int rank;
 } rmaib_peer_ent_t;
 

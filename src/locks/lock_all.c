@@ -32,25 +32,36 @@ static int take_shared(rmaib_win_t *w, int target)
     return rmaib_tas_acquire_shared_wait(w, target, RMAIB_LOCK_WRITER);
 }
 
-/* Threads of an mt window may meet here on one target: epoch_lock lets one take it. */
-int rmaib_lock_all_take(rmaib_win_t *w, int target)
+static int take(rmaib_win_t *w, int target, uint8_t *held)
 {
-    if (w->mt)
-        pthread_mutex_lock(&w->epoch_lock);
-    rmaib_peer_t *pe = rmaib_peer(w, target);
     int rc = RMAIB_OK;
     if (w->access != RMAIB_ACCESS_LOCK || !w->lock_all_lazy) {
         rc = RMAIB_ERR_RMA_SYNC;        /* another thread's unlock_all ended it */
-    } else if (!pe->lock_type) {
+    } else if (!*held) {
         rc = take_shared(w, target);
         if (rc == RMAIB_OK) {
-            __atomic_store_n(&pe->lock_type, RMAIB_LOCK_SHARED, __ATOMIC_RELEASE);
+            __atomic_store_n(held, RMAIB_LOCK_SHARED, __ATOMIC_RELEASE);
             w->nlocks++;
             rmaib_stat_add(w, &w->stat_lock_acquires, 1);
         }
     }
-    if (w->mt)
-        pthread_mutex_unlock(&w->epoch_lock);
+    return rc;
+}
+
+/* Without threads the target's lock_type records the share, and the latency paths
+ * find it.  With mt, threads may meet here on one target: epoch_lock lets one take
+ * it, and the share goes in lazy_shared, which only this slow path reads, so that
+ * the latency paths' plain read of lock_type never races a thread's write. */
+int rmaib_lock_all_take(rmaib_win_t *w, int target)
+{
+    rmaib_peer_ent_t *e = rmaib_peer_ent(w, target);
+    if (!w->mt)
+        return take(w, target, &e->p.lock_type);
+    if (__atomic_load_n(&e->lazy_shared, __ATOMIC_ACQUIRE))
+        return RMAIB_OK;
+    pthread_mutex_lock(&w->epoch_lock);
+    int rc = take(w, target, &e->lazy_shared);
+    pthread_mutex_unlock(&w->epoch_lock);
     return rc;
 }
 
@@ -61,10 +72,11 @@ typedef struct {
 static void give_back(rmaib_win_t *w, rmaib_peer_ent_t *e, void *arg)
 {
     give_back_t *g = arg;
-    if (!e->p.lock_type || !g->left)
+    if (!(e->p.lock_type | e->lazy_shared) || !g->left)
         return;
     g->rc = rmaib_first_error(g->rc, rmaib_tas_release(w, e->rank, RMAIB_LOCK_SHARED));
     e->p.lock_type = RMAIB_LOCK_NONE;
+    __atomic_store_n(&e->lazy_shared, 0, __ATOMIC_RELAXED);
     g->left--;
 }
 

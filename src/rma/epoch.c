@@ -10,7 +10,7 @@ int rmaib_epoch_check_target(rmaib_win_t *w, int target, int flags)
     case RMAIB_ACCESS_LOCK_ALL:
         return RMAIB_OK;
     case RMAIB_ACCESS_LOCK:
-        if (rmaib_lock_type(rmaib_peer(w, target)))
+        if (rmaib_peer(w, target)->lock_type)
             return RMAIB_OK;
         return w->lock_all_lazy ? rmaib_lock_all_take(w, target) : RMAIB_ERR_RMA_SYNC;
     case RMAIB_ACCESS_FENCE_ISSUED:

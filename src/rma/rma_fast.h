@@ -29,7 +29,7 @@ rmaib_xfer_fast(rmaib_win_t *w, size_t ocount, const rmaib_layout_t *ol, int tar
     return w->flavor != RMAIB_FLAVOR_DYNAMIC && ol->contig && tl->contig
         && (unsigned) target < (unsigned) w->nranks
         && (*pep = pe = rmaib_peer_lookup(w, target)) != NULL
-        && (access == RMAIB_ACCESS_LOCK_ALL || (access == RMAIB_ACCESS_LOCK && rmaib_lock_type(pe)))
+        && (access == RMAIB_ACCESS_LOCK_ALL || (access == RMAIB_ACCESS_LOCK && pe->lock_type))
         && *len != 0 && *len == tcount * tl->size
         && rmaib_target_base(w, target, tdisp, tcount, tl, roff) == RMAIB_OK;
 }

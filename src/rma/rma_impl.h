@@ -122,7 +122,7 @@ static inline int rmaib_passive_covers(const rmaib_win_t *w, int target)
 {
     int access = rmaib_access(w);
     return access == RMAIB_ACCESS_LOCK_ALL
-        || (access == RMAIB_ACCESS_LOCK && rmaib_lock_type(rmaib_peer(w, target)));
+        || (access == RMAIB_ACCESS_LOCK && rmaib_peer(w, target)->lock_type);
 }
 
 /* The hot half of the epoch check: a passive epoch covering target. */
