@@ -164,7 +164,8 @@ enum {
 };
 enum { RMAIB_EXPOSURE_NONE = 0, RMAIB_EXPOSURE_FENCE, RMAIB_EXPOSURE_POST };
 /* A rank's place in the current start group: not in it, in it but its post not yet
- * consumed, or post consumed (or MPI_MODE_NOCHECK). */
+ * seen, or post seen (or MPI_MODE_NOCHECK).  Any thread of the epoch may change
+ * WAITING to READY (pscw.c), so it is read and written with atomics. */
 enum { RMAIB_START_OUT = 0, RMAIB_START_WAITING, RMAIB_START_READY };
 /* peer.lock_type carries this bit when the lock was taken with MPI_MODE_NOCHECK, and
  * (mt) RMAIB_LOCK_PENDING while a thread acquires it. */
@@ -266,6 +267,7 @@ struct rmaib_win {
     int fence_nosucceed;        /* last fence said NOSUCCEED */
     uint64_t fence_epoch;
     int *start_ranks, nstart;   /* PSCW access group (start_cap entries) */
+    int start_nocheck;          /* its start said MPI_MODE_NOCHECK: no post to consume */
     int *post_ranks, npost;     /* PSCW exposure group (post_cap entries) */
     int start_cap, post_cap;
 
