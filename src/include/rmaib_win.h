@@ -249,7 +249,8 @@ struct rmaib_win {
 
     /* epochs.  access is read with rmaib_access wherever another thread may change
      * it: with MPI_THREAD_MULTIPLE (mt), lock and unlock of different targets run at
-     * once, and they change access, nlocks and peer.lock_type under epoch_lock. */
+     * once, and they change access, nlocks and peer.lock_type under epoch_lock; PSCW's
+     * access and exposure epochs may be in two threads at once (rmaib_exposure). */
     int access, exposure;
     int mt;
     pthread_mutex_t epoch_lock;
@@ -296,6 +297,18 @@ static inline int rmaib_access(const rmaib_win_t *w)
 static inline void rmaib_set_access(rmaib_win_t *w, int access)
 {
     __atomic_store_n(&w->access, access, __ATOMIC_RELAXED);
+}
+
+/* The same for exposure: one thread may post and wait while another starts and
+ * completes, and each epoch's start ends what a fence left of the other (pscw.c). */
+static inline int rmaib_exposure(const rmaib_win_t *w)
+{
+    return __atomic_load_n(&w->exposure, __ATOMIC_RELAXED);
+}
+
+static inline void rmaib_set_exposure(rmaib_win_t *w, int exposure)
+{
+    __atomic_store_n(&w->exposure, exposure, __ATOMIC_RELAXED);
 }
 
 /* win.c: the key that tells this process's node (equal on ranks that share memory)
