@@ -114,4 +114,5 @@ check_PROGRAMS += $(rma_tests)
 TESTS += $(rma_tests)
 EXTRA_DIST += test/rma/tap.h test/rma/testlist
 EXTRA_DIST += test/rma/pages.h test/rma/pattern.h test/rma/wait.h test/rma/errcheck.h test/rma/windows.h \
-	test/rma/dtypes.h test/rma/derived_pairs.h test/rma/notify_windows.h
+	test/rma/dtypes.h test/rma/derived_pairs.h test/rma/notify_windows.h \
+	test/rma/thread_jobs.h

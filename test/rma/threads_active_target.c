@@ -31,6 +31,7 @@
 #include "tap.h"
 #include "windows.h"
 #include "errcheck.h"
+#include "thread_jobs.h"
 
 enum { TMAX = 8 };
 enum { PSCW_PUT, PSCW_GET, PSCW_BOTH, FENCE, NPATTERNS };
@@ -53,15 +54,6 @@ typedef struct job {
     char why[200];
 } job_t;
 
-#define JOB_FAIL(j, ...) do { \
-        if ((j)->fails++ == 0) snprintf((j)->why, sizeof (j)->why, __VA_ARGS__); \
-    } while (0)
-#define JOB_OK(j, call) do { \
-        int rc_ = (call); \
-        if (rc_ != MPI_SUCCESS) \
-            JOB_FAIL(j, "thread %d: %s returned %d", (j)->id, #call, rc_); \
-    } while (0)
-
 /* Byte b of block k of thread th of origin o in epoch e. */
 static unsigned char tag(int o, int th, int k, int e, long b)
 {
@@ -74,31 +66,86 @@ static MPI_Aint block_off(int oi, int th, int k)
     return (((MPI_Aint) oi * T + th) * K + k) * MAXB;
 }
 
-/* The target of block k of thread th: PSCW, odd rank; fence, any rank but the origin. */
-static int pscw_target(int th, int k)
+/* Where block k of thread th of origin o goes: PSCW one way, to an odd rank, at the
+ * origin's index among the even ones; else to any rank but o, at index o. */
+static int target_of(int pattern, int o, int th, int k)
 {
-    return 2 * ((th + k) % ntargets) + 1;
-}
-
-static int fence_target(int o, int th, int k)
-{
+    if (pattern == PSCW_PUT || pattern == PSCW_GET)
+        return 2 * ((th + k) % ntargets) + 1;
     return (o + 1 + (th + k) % (tap_size - 1)) % tap_size;
 }
 
-/* The first of n bytes at p that is not tag(o, th, k, e, .), or -1. */
-static long first_bad(const unsigned char *p, size_t n, int o, int th, int k, int e)
+static MPI_Aint off_of(int pattern, int o, int th, int k)
 {
-    for (size_t b = 0; b < n; b++)
-        if (p[b] != tag(o, th, k, e, (long) b))
-            return (long) b;
-    return -1;
+    return block_off(pattern == PSCW_PUT || pattern == PSCW_GET ? o / 2 : o, th, k);
 }
 
-static void say_bad(job_t *j, const char *what, const unsigned char *p, long b, int o, int th,
-                    int k, int e, size_t n)
+static int is_origin(int pattern, int o)
 {
-    JOB_FAIL(j, "%s, %zu-byte blocks, epoch %d: block %d of rank %d thread %d: byte %ld is %u,"
-             " expected %u", what, n, e, k, o, th, b, p[b], tag(o, th, k, e, b));
+    return pattern == PSCW_BOTH || pattern == FENCE || o % 2 == 0;
+}
+
+/* Record a failure unless the n bytes at p are tag(o, th, k, e, .). */
+static void check_block(job_t *j, const char *what, const unsigned char *p, size_t n, int o,
+                        int th, int k, int e)
+{
+    for (size_t b = 0; b < n; b++)
+        if (p[b] != tag(o, th, k, e, (long) b)) {
+            JOB_FAIL(j, "%s, %zu-byte blocks, epoch %d: block %d of rank %d thread %d: byte %zu"
+                     " is %u, expected %u", what, n, e, k, o, th, b, p[b], tag(o, th, k, e, (long) b));
+            return;
+        }
+}
+
+/* Every block of n bytes that threads th0 .. th1 - 1 of the origins put here in epoch e
+ * (or, fill: store what they will get). */
+static void blocks_here(job_t *j, int th0, int th1, size_t n, int e, int fill)
+{
+    for (int o = 0; o < tap_size; o++)
+        for (int th = th0; th < th1; th++)
+            for (int k = 0; k < K; k++) {
+                if (o == tap_rank || !is_origin(j->pattern, o)
+                    || target_of(j->pattern, o, th, k) != tap_rank)
+                    continue;
+                unsigned char *p = j->mem + off_of(j->pattern, o, th, k);
+                for (size_t b = 0; b < n && fill; b++)
+                    p[b] = tag(o, th, k, e, (long) b);
+                if (!fill)
+                    check_block(j, "written", p, n, o, th, k, e);
+            }
+}
+
+/* Thread j's K blocks of n bytes in epoch e: put, each filled with its tag, or got
+ * into j->back, zeroed first. */
+static void move_blocks(job_t *j, int put, int n, int e)
+{
+    for (int k = 0; k < K; k++) {
+        unsigned char *blk = (put ? j->out : j->back) + (size_t) k * MAXB;
+        int t = target_of(j->pattern, tap_rank, j->id, k);
+        MPI_Aint off = off_of(j->pattern, tap_rank, j->id, k);
+        for (int b = 0; b < n; b++)
+            blk[b] = put ? tag(tap_rank, j->id, k, e, b) : 0;
+        if (put)
+            JOB_OK(j, MPI_Put(blk, n, MPI_BYTE, t, off, n, MPI_BYTE, j->win));
+        else
+            JOB_OK(j, MPI_Get(blk, n, MPI_BYTE, t, off, n, MPI_BYTE, j->win));
+    }
+}
+
+/* What thread j got in epoch e is what it put there. */
+static void check_got(job_t *j, size_t n, int e)
+{
+    for (int k = 0; k < K; k++)
+        check_block(j, "read", j->back + (size_t) k * MAXB, n, tap_rank, j->id, k, e);
+}
+
+/* Everybody's calls so far, then thread `who`'s fence, then everybody's next ones. */
+static void fence_by(job_t *j, int who)
+{
+    pthread_barrier_wait(&bar);
+    if (j->id == who)
+        JOB_OK(j, MPI_Win_fence(0, j->win));
+    pthread_barrier_wait(&bar);
 }
 
 static int epoch_of(int size_idx, int rep)
@@ -110,28 +157,13 @@ static int epoch_of(int size_idx, int rep)
 static void pscw_origin(job_t *j)
 {
     int both = j->pattern == PSCW_BOTH, put = j->pattern != PSCW_GET;
-    int oi = both ? tap_rank : tap_rank / 2;
-    MPI_Group group = both ? others : targets;
     for (int s = 0, n = 1; n <= MAXB; s++, n *= 2) {
         for (int rep = 0; rep < E; rep++) {
             int e = epoch_of(s, rep);
             if (j->id == e % T)
-                JOB_OK(j, MPI_Win_start(group, 0, j->win));
+                JOB_OK(j, MPI_Win_start(both ? others : targets, 0, j->win));
             pthread_barrier_wait(&bar);
-            for (int k = 0; k < K; k++) {
-                unsigned char *blk = (put ? j->out : j->back) + (size_t) k * MAXB;
-                int t = both ? fence_target(tap_rank, j->id, k) : pscw_target(j->id, k);
-                if (put) {
-                    for (int b = 0; b < n; b++)
-                        blk[b] = tag(tap_rank, j->id, k, e, b);
-                    JOB_OK(j, MPI_Put(blk, n, MPI_BYTE, t, block_off(oi, j->id, k), n,
-                                      MPI_BYTE, j->win));
-                } else {
-                    memset(blk, 0, (size_t) n);
-                    JOB_OK(j, MPI_Get(blk, n, MPI_BYTE, t, block_off(oi, j->id, k), n,
-                                      MPI_BYTE, j->win));
-                }
-            }
+            move_blocks(j, put, n, e);
             pthread_barrier_wait(&bar);
             if (j->id == (e + 1) % T) {
                 JOB_OK(j, MPI_Win_complete(j->win));
@@ -139,101 +171,45 @@ static void pscw_origin(job_t *j)
                     JOB_OK(j, MPI_Barrier(origin_comm));
             }
             pthread_barrier_wait(&bar);
-            for (int k = 0; k < K && !put; k++) {
-                const unsigned char *blk = j->back + (size_t) k * MAXB;
-                long b = first_bad(blk, (size_t) n, tap_rank, j->id, k, e);
-                if (b >= 0)
-                    say_bad(j, "read", blk, b, tap_rank, j->id, k, e, (size_t) n);
-            }
+            if (!put)
+                check_got(j, (size_t) n, e);
         }
     }
-}
-
-/* Does block k of thread th of origin o land here? */
-static int lands_here(int pattern, int o, int th, int k)
-{
-    return pattern == PSCW_BOTH ? o != tap_rank && fence_target(o, th, k) == tap_rank
-        : o % 2 == 0 && pscw_target(th, k) == tap_rank;
 }
 
 /* A target of the PSCW patterns: the main thread, posting and waiting. */
 static void pscw_target_side(job_t *j)
 {
-    int put = j->pattern != PSCW_GET, both = j->pattern == PSCW_BOTH;
-    MPI_Group group = both ? others : origins;
+    int put = j->pattern != PSCW_GET;
     for (int s = 0, n = 1; n <= MAXB; s++, n *= 2) {
         for (int rep = 0; rep < E; rep++) {
             int e = epoch_of(s, rep);
-            for (int o = 0; o < tap_size && !put; o += 2)
-                for (int th = 0; th < T; th++)
-                    for (int k = 0; k < K; k++)
-                        if (pscw_target(th, k) == tap_rank) {
-                            unsigned char *p = j->mem + block_off(o / 2, th, k);
-                            for (int b = 0; b < n; b++)
-                                p[b] = tag(o, th, k, e, b);
-                        }
+            if (!put)
+                blocks_here(j, 0, T, (size_t) n, e, 1);
             if (e % 2)
                 usleep(2000);
-            JOB_OK(j, MPI_Win_post(group, 0, j->win));
+            JOB_OK(j, MPI_Win_post(j->pattern == PSCW_BOTH ? others : origins, 0, j->win));
             JOB_OK(j, MPI_Win_wait(j->win));
-            for (int o = 0; o < tap_size && put; o++)
-                for (int th = 0; th < T; th++)
-                    for (int k = 0; k < K; k++)
-                        if (lands_here(j->pattern, o, th, k)) {
-                            const unsigned char *p = j->mem + block_off(both ? o : o / 2, th, k);
-                            long b = first_bad(p, (size_t) n, o, th, k, e);
-                            if (b >= 0)
-                                say_bad(j, "written", p, b, o, th, k, e, (size_t) n);
-                        }
+            if (put)
+                blocks_here(j, 0, T, (size_t) n, e, 0);
         }
     }
 }
 
-/* A thread of the fence pattern: blocks of origin o's thread th land at index o. */
+/* A thread of the fence pattern. */
 static void fence_thread(job_t *j)
 {
     for (int s = 0, n = 1; n <= MAXB; s++, n *= 2) {
         for (int rep = 0; rep < E; rep++) {
             int e = epoch_of(s, rep);
-            if (j->id == e % T)
-                JOB_OK(j, MPI_Win_fence(0, j->win));
-            pthread_barrier_wait(&bar);
-            for (int k = 0; k < K; k++) {
-                unsigned char *blk = j->out + (size_t) k * MAXB;
-                for (int b = 0; b < n; b++)
-                    blk[b] = tag(tap_rank, j->id, k, e, b);
-                JOB_OK(j, MPI_Put(blk, n, MPI_BYTE, fence_target(tap_rank, j->id, k),
-                                  block_off(tap_rank, j->id, k), n, MPI_BYTE, j->win));
-            }
-            pthread_barrier_wait(&bar);
-            if (j->id == (e + 1) % T)
-                JOB_OK(j, MPI_Win_fence(0, j->win));
-            pthread_barrier_wait(&bar);
-            /* What the other ranks' thread th sent here, read while they get theirs. */
-            for (int o = 0; o < tap_size; o++)
-                for (int k = 0; k < K; k++)
-                    if (o != tap_rank && fence_target(o, j->id, k) == tap_rank) {
-                        const unsigned char *p = j->mem + block_off(o, j->id, k);
-                        long b = first_bad(p, (size_t) n, o, j->id, k, e);
-                        if (b >= 0)
-                            say_bad(j, "written", p, b, o, j->id, k, e, (size_t) n);
-                    }
-            for (int k = 0; k < K; k++) {
-                unsigned char *blk = j->back + (size_t) k * MAXB;
-                memset(blk, 0, (size_t) n);
-                JOB_OK(j, MPI_Get(blk, n, MPI_BYTE, fence_target(tap_rank, j->id, k),
-                                  block_off(tap_rank, j->id, k), n, MPI_BYTE, j->win));
-            }
-            pthread_barrier_wait(&bar);
-            if (j->id == (e + 2) % T)
-                JOB_OK(j, MPI_Win_fence(0, j->win));
-            pthread_barrier_wait(&bar);
-            for (int k = 0; k < K; k++) {
-                const unsigned char *blk = j->back + (size_t) k * MAXB;
-                long b = first_bad(blk, (size_t) n, tap_rank, j->id, k, e);
-                if (b >= 0)
-                    say_bad(j, "read", blk, b, tap_rank, j->id, k, e, (size_t) n);
-            }
+            fence_by(j, e % T);
+            move_blocks(j, 1, n, e);
+            fence_by(j, (e + 1) % T);
+            /* What the other ranks' thread j->id sent here, read while they get theirs. */
+            blocks_here(j, j->id, j->id + 1, (size_t) n, e, 0);
+            move_blocks(j, 0, n, e);
+            fence_by(j, (e + 2) % T);
+            check_got(j, (size_t) n, e);
         }
     }
     if (j->id == 0)
