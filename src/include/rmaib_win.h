@@ -164,7 +164,8 @@ enum {
 };
 enum { RMAIB_EXPOSURE_NONE = 0, RMAIB_EXPOSURE_FENCE, RMAIB_EXPOSURE_POST };
 /* A rank's place in the current start group: not in it, in it but its post not yet
- * consumed, or post consumed (or MPI_MODE_NOCHECK). */
+ * seen, or post seen (or MPI_MODE_NOCHECK).  Any thread of the epoch may change
+ * WAITING to READY (pscw.c), so it is read and written with atomics. */
 enum { RMAIB_START_OUT = 0, RMAIB_START_WAITING, RMAIB_START_READY };
 /* peer.lock_type carries this bit when the lock was taken with MPI_MODE_NOCHECK, and
  * (mt) RMAIB_LOCK_PENDING while a thread acquires it. */
@@ -243,7 +244,8 @@ struct rmaib_win {
 
     /* epochs.  access is read with rmaib_access wherever another thread may change
      * it: with MPI_THREAD_MULTIPLE (mt), lock and unlock of different targets run at
-     * once, and they change access, nlocks and peer.lock_type under epoch_lock. */
+     * once, and they change access, nlocks and peer.lock_type under epoch_lock; PSCW's
+     * access and exposure epochs may be in two threads at once (rmaib_exposure). */
     int access, exposure;
     int mt;
     pthread_mutex_t epoch_lock;
@@ -261,6 +263,7 @@ struct rmaib_win {
     int fence_nosucceed;        /* last fence said NOSUCCEED */
     uint64_t fence_epoch;
     int *start_ranks, nstart;   /* PSCW access group (start_cap entries) */
+    int start_nocheck;          /* its start said MPI_MODE_NOCHECK: no post to consume */
     int *post_ranks, npost;     /* PSCW exposure group (post_cap entries) */
     int start_cap, post_cap;
 
@@ -289,6 +292,18 @@ static inline int rmaib_access(const rmaib_win_t *w)
 static inline void rmaib_set_access(rmaib_win_t *w, int access)
 {
     __atomic_store_n(&w->access, access, __ATOMIC_RELAXED);
+}
+
+/* The same for exposure: one thread may post and wait while another starts and
+ * completes, and each epoch's start ends what a fence left of the other (pscw.c). */
+static inline int rmaib_exposure(const rmaib_win_t *w)
+{
+    return __atomic_load_n(&w->exposure, __ATOMIC_RELAXED);
+}
+
+static inline void rmaib_set_exposure(rmaib_win_t *w, int exposure)
+{
+    __atomic_store_n(&w->exposure, exposure, __ATOMIC_RELAXED);
 }
 
 /* win.c: the key that tells this process's node (equal on ranks that share memory)

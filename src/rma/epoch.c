@@ -22,9 +22,8 @@ int rmaib_epoch_check_target(rmaib_win_t *w, int target, int flags)
     case RMAIB_ACCESS_START:
         if (flags & RMAIB_OP_REQUEST)
             return RMAIB_ERR_RMA_SYNC;
-        if (rmaib_peer_ent(w, target)->start_state == RMAIB_START_READY)
-            return RMAIB_OK;
-        if (rmaib_peer_ent(w, target)->start_state == RMAIB_START_OUT)
+        if (__atomic_load_n(&rmaib_peer_ent(w, target)->start_state, __ATOMIC_RELAXED)
+            == RMAIB_START_OUT)
             return RMAIB_ERR_RMA_SYNC;
         return rmaib_pscw_wait_post(w, target);
     default:

@@ -7,7 +7,8 @@
  * Both only grow, and each side counts locally what it has sent and consumed.
  *
  * post:     store our next post number into each origin's post word for us.
- * start:    returns at once; the first operation to a target waits for its post.
+ * start:    returns at once; the first operation to a target waits for its post
+ *           (any thread's: the epoch is the process's), complete consumes it.
  * complete: wait for the post of every target in the start group (so no post carries
  *           over into the next epoch, even for a target that got no operation),
  *           then store our next complete number into each target, ordered after
@@ -63,8 +64,9 @@ int rmaib_post(rmaib_win_t *w, const int *ranks, int n, int assert)
 {
     if (assert & ~POST_ASSERTS)
         return RMAIB_ERR_ASSERT;
-    if (w->exposure == RMAIB_EXPOSURE_POST
-        || (w->exposure == RMAIB_EXPOSURE_FENCE && w->access == RMAIB_ACCESS_FENCE))
+    int exposure = rmaib_exposure(w);
+    if (exposure == RMAIB_EXPOSURE_POST
+        || (exposure == RMAIB_EXPOSURE_FENCE && rmaib_access(w) == RMAIB_ACCESS_FENCE))
         return RMAIB_ERR_RMA_SYNC;
     int rc = take_group(w, ranks, n, &w->post_ranks, &w->post_cap);
     if (rc != RMAIB_OK)
@@ -78,10 +80,13 @@ int rmaib_post(rmaib_win_t *w, const int *ranks, int n, int assert)
             return rc;
         c->posts_sent++;
     }
-    if (w->access == RMAIB_ACCESS_FENCE_ISSUED)
-        w->access = RMAIB_ACCESS_NONE;
+    /* What a fence left of the access side goes, unless another thread's start has
+     * opened an epoch there meanwhile (and start does the same for us). */
+    int fence_issued = RMAIB_ACCESS_FENCE_ISSUED;
+    __atomic_compare_exchange_n(&w->access, &fence_issued, RMAIB_ACCESS_NONE, 0,
+                                __ATOMIC_RELAXED, __ATOMIC_RELAXED);
     w->npost = n;
-    w->exposure = RMAIB_EXPOSURE_POST;
+    rmaib_set_exposure(w, RMAIB_EXPOSURE_POST);
     return RMAIB_OK;
 }
 
@@ -89,31 +94,39 @@ int rmaib_start(rmaib_win_t *w, const int *ranks, int n, int assert)
 {
     if (assert & ~START_ASSERTS)
         return RMAIB_ERR_ASSERT;
-    if (w->access != RMAIB_ACCESS_NONE && w->access != RMAIB_ACCESS_FENCE_ISSUED)
+    int access = rmaib_access(w);
+    if (access != RMAIB_ACCESS_NONE && access != RMAIB_ACCESS_FENCE_ISSUED)
         return RMAIB_ERR_RMA_SYNC;
-    if (w->exposure == RMAIB_EXPOSURE_FENCE)
-        w->exposure = RMAIB_EXPOSURE_NONE;
+    int fence = RMAIB_EXPOSURE_FENCE;
+    __atomic_compare_exchange_n(&w->exposure, &fence, RMAIB_EXPOSURE_NONE, 0,
+                                __ATOMIC_RELAXED, __ATOMIC_RELAXED);
     int rc = take_group(w, ranks, n, &w->start_ranks, &w->start_cap);
     if (rc != RMAIB_OK)
         return rc;
     for (int i = 0; i < n; i++)
-        rmaib_peer_ent(w, ranks[i])->start_state = assert & RMAIB_MODE_NOCHECK
-            ? RMAIB_START_READY : RMAIB_START_WAITING;
+        __atomic_store_n(&rmaib_peer_ent(w, ranks[i])->start_state, assert & RMAIB_MODE_NOCHECK
+                         ? RMAIB_START_READY : RMAIB_START_WAITING, __ATOMIC_RELAXED);
+    w->start_nocheck = (assert & RMAIB_MODE_NOCHECK) != 0;
     w->nstart = n;
-    w->access = RMAIB_ACCESS_START;
+    rmaib_set_access(w, RMAIB_ACCESS_START);
     return RMAIB_OK;
 }
 
-/* Wait for target's next post. */
+/* Wait for target's next post.  Any thread of the epoch may, several at once (the
+ * epoch is the process's): the wait only reads, and complete alone consumes the post,
+ * so a thread that looks after another saw it sees it too (#52: a waiter that
+ * consumed it sent the others waiting for the next post, which never came). */
 int rmaib_pscw_wait_post(rmaib_win_t *w, int target)
 {
-    const uint64_t *word = seq_word(w, RMAIB_SEQ_POST, target);
     rmaib_peer_ent_t *e = rmaib_peer_ent(w, target);
+    if (__atomic_load_n(&e->start_state, __ATOMIC_ACQUIRE) == RMAIB_START_READY)
+        return RMAIB_OK;
+    const uint64_t *word = seq_word(w, RMAIB_SEQ_POST, target);
+    uint64_t seen = e->pscw.posts_seen;
     RMAIB_BACKOFF(bo);
-    while (rmaib_load(word) <= e->pscw.posts_seen)
+    while (rmaib_load(word) <= seen)
         rmaib_backoff(&bo);
-    e->pscw.posts_seen++;
-    e->start_state = RMAIB_START_READY;
+    __atomic_store_n(&e->start_state, RMAIB_START_READY, __ATOMIC_RELEASE);
     return RMAIB_OK;
 }
 
@@ -139,20 +152,22 @@ static int send_complete(rmaib_win_t *w, int target)
 int rmaib_complete(rmaib_win_t *w)
 {
     int rc = RMAIB_OK;
-    if (w->access != RMAIB_ACCESS_START)
+    if (rmaib_access(w) != RMAIB_ACCESS_START)
         return RMAIB_ERR_RMA_SYNC;
     for (int i = 0; rc == RMAIB_OK && i < w->nstart; i++)
-        if (rmaib_peer_ent(w, w->start_ranks[i])->start_state == RMAIB_START_WAITING)
-            rc = rmaib_pscw_wait_post(w, w->start_ranks[i]);
+        rc = rmaib_pscw_wait_post(w, w->start_ranks[i]);
     if (rc == RMAIB_OK) {       /* every post seen: each target gets its complete */
         for (int i = 0; i < w->nstart; i++) {
+            if (!w->start_nocheck)
+                rmaib_peer_ent(w, w->start_ranks[i])->pscw.posts_seen++;
             rc = rmaib_first_error(rc, send_complete(w, w->start_ranks[i]));
         }
     }
     for (int i = 0; i < w->nstart; i++)
-        rmaib_peer_ent(w, w->start_ranks[i])->start_state = RMAIB_START_OUT;
+        __atomic_store_n(&rmaib_peer_ent(w, w->start_ranks[i])->start_state, RMAIB_START_OUT,
+                         __ATOMIC_RELAXED);
     w->nstart = 0;
-    w->access = RMAIB_ACCESS_NONE;
+    rmaib_set_access(w, RMAIB_ACCESS_NONE);
     return rc;
 }
 
@@ -170,13 +185,13 @@ static int consume_completes(rmaib_win_t *w)
 {
     for (int i = 0; i < w->npost; i++)
         rmaib_peer_ent(w, w->post_ranks[i])->pscw.completes_seen++;
-    w->exposure = RMAIB_EXPOSURE_NONE;
+    rmaib_set_exposure(w, RMAIB_EXPOSURE_NONE);
     return RMAIB_OK;
 }
 
 int rmaib_wait(rmaib_win_t *w)
 {
-    if (w->exposure != RMAIB_EXPOSURE_POST)
+    if (rmaib_exposure(w) != RMAIB_EXPOSURE_POST)
         return RMAIB_ERR_RMA_SYNC;
     RMAIB_BACKOFF(bo);
     while (!all_completed(w))
@@ -187,7 +202,7 @@ int rmaib_wait(rmaib_win_t *w)
 int rmaib_test(rmaib_win_t *w, int *flag)
 {
     *flag = 0;
-    if (w->exposure != RMAIB_EXPOSURE_POST)
+    if (rmaib_exposure(w) != RMAIB_EXPOSURE_POST)
         return RMAIB_ERR_RMA_SYNC;
     rmaib_transport_progress();
     if (!all_completed(w))

@@ -86,10 +86,13 @@ rma_tests += test/rma/host_coll_subset
 # --- block T: MPI_THREAD_MULTIPLE on one window ---
 rma_tests += test/rma/threads_fop_lock_all
 rma_tests += test/rma/threads_lock_per_target
+rma_tests += test/rma/threads_active_target
 test_rma_threads_fop_lock_all_CFLAGS = $(AM_CFLAGS) -pthread
 test_rma_threads_fop_lock_all_LDFLAGS = $(AM_LDFLAGS) -pthread
 test_rma_threads_lock_per_target_CFLAGS = $(AM_CFLAGS) -pthread
 test_rma_threads_lock_per_target_LDFLAGS = $(AM_LDFLAGS) -pthread
+test_rma_threads_active_target_CFLAGS = $(AM_CFLAGS) -pthread
+test_rma_threads_active_target_LDFLAGS = $(AM_LDFLAGS) -pthread
 # --- end of block T ---
 
 # --- block N: notified RMA (MPIX_, mpix_rmaib.h) ---
@@ -111,4 +114,5 @@ check_PROGRAMS += $(rma_tests)
 TESTS += $(rma_tests)
 EXTRA_DIST += test/rma/tap.h test/rma/testlist
 EXTRA_DIST += test/rma/pages.h test/rma/pattern.h test/rma/wait.h test/rma/errcheck.h test/rma/windows.h \
-	test/rma/dtypes.h test/rma/derived_pairs.h test/rma/notify_windows.h
+	test/rma/dtypes.h test/rma/derived_pairs.h test/rma/notify_windows.h \
+	test/rma/thread_jobs.h

@@ -17,6 +17,7 @@
 #include "tap.h"
 #include "windows.h"
 #include "errcheck.h"
+#include "thread_jobs.h"
 
 enum { TMAX = 8 };
 enum { WIN_DYNAMIC = WIN_CREATE + 1, NKINDS };
@@ -35,12 +36,6 @@ typedef struct job {
     int fails;
     char why[200];
 } job_t;
-
-#define JOB_OK(j, call) do { \
-        int rc_ = (call); \
-        if (rc_ != MPI_SUCCESS && (j)->fails++ == 0) \
-            snprintf((j)->why, sizeof (j)->why, "thread %d: %s returned %d", (j)->id, #call, rc_); \
-    } while (0)
 
 static void *hammer(void *arg)
 {

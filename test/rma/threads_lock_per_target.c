@@ -17,6 +17,7 @@
 #include "tap.h"
 #include "windows.h"
 #include "errcheck.h"
+#include "thread_jobs.h"
 
 enum { TMAX = 8, BLOCK = 3000, SLOT = BLOCK + 8 };
 enum { WIN_DYNAMIC = WIN_CREATE + 1, NKINDS };
@@ -35,15 +36,6 @@ typedef struct job {
     int fails;
     char why[200];
 } job_t;
-
-#define JOB_FAIL(j, ...) do { \
-        if ((j)->fails++ == 0) snprintf((j)->why, sizeof (j)->why, __VA_ARGS__); \
-    } while (0)
-#define JOB_OK(j, call) do { \
-        int rc_ = (call); \
-        if (rc_ != MPI_SUCCESS) \
-            JOB_FAIL(j, "thread %d: %s returned %d", (j)->id, #call, rc_); \
-    } while (0)
 
 static unsigned char tag(int origin, int thread, int round, int i)
 {
