@@ -56,11 +56,6 @@ int rmaib_tas_drain_to_writer(rmaib_win_t *w, int target)
     return rc;
 }
 
-void rmaib_tas_exclusive_req(int target, rmaib_ctrl_req_t *req, uint64_t *old)
-{
-    *req = (rmaib_ctrl_req_t) { target, LOCK, RMAIB_AOP_CAS, RMAIB_LOCK_WRITER, 0, old };
-}
-
 int rmaib_tas_exclusive_finish(rmaib_win_t *w, int target, uint64_t old)
 {
     if (old == 0)

@@ -52,22 +52,6 @@ static inline int rmaib_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_
 }
 
 
-/* Two fetching control-block atomics at once (transport ctrl_atomic2). */
-static inline int rmaib_ctrl_op2(rmaib_win_t *w, const rmaib_ctrl_req_t req[2])
-{
-    if (w->atp->ctrl_atomic2 && !rmaib_peer_ctrl_mapped(w, req[0].peer)
-        && !rmaib_peer_ctrl_mapped(w, req[1].peer)) {
-        rmaib_stat_add(w, &w->stat_remote_ops, (uint64_t) (req[0].peer != w->rank)
-                       + (uint64_t) (req[1].peer != w->rank));
-        return w->atp->ctrl_atomic2(w, req);
-    }
-    int rc = RMAIB_OK;
-    for (int i = 0; i < 2 && rc == RMAIB_OK; i++)
-        rc = rmaib_ctrl_op(w, req[i].peer, req[i].off, req[i].op, req[i].operand, req[i].compare,
-                           req[i].result);
-    return rc;
-}
-
 /* The target of an operation: a rank of the group, whose entry is open from now
  * on (RMAIB_ERR_NO_MEM if it cannot be). */
 static inline int rmaib_target_ok(rmaib_win_t *w, int target)
@@ -150,9 +134,7 @@ static inline int rmaib_tas_release(rmaib_win_t *w, int target, int lock_type)
     return rmaib_ctrl_op(w, target, RMAIB_CTRL_OFF(lock), RMAIB_AOP_FADD, -share, 0, NULL);
 }
 int rmaib_tas_acquire_exclusive(rmaib_win_t *w, int target);
-/* The first step of an exclusive acquisition as a request (CAS 0 -> writer, old value
- * into *old), and the rest of it once that request has returned old. */
-void rmaib_tas_exclusive_req(int target, rmaib_ctrl_req_t *req, uint64_t *old);
+/* The rest of an exclusive acquisition once its CAS 0 -> writer returned old. */
 int rmaib_tas_exclusive_finish(rmaib_win_t *w, int target, uint64_t old);
 int rmaib_mcs_acquire(rmaib_win_t *w, int target);
 void rmaib_mcs_pool_init(rmaib_win_t *w);

@@ -33,15 +33,6 @@ typedef struct rmaib_seg {
     size_t len;
 } rmaib_seg_t;
 
-/* One fetching control-block atomic of a batch (see ctrl_atomic2). */
-typedef struct rmaib_ctrl_req {
-    int peer;
-    size_t off;
-    rmaib_aop_t op;     /* RMAIB_AOP_FADD or RMAIB_AOP_CAS */
-    uint64_t operand, compare;
-    uint64_t *result;
-} rmaib_ctrl_req_t;
-
 /* Which peers a backend reaches: those sharing memory with us, or any. */
 enum { RMAIB_TP_NODE = 1, RMAIB_TP_NET };
 
@@ -103,11 +94,6 @@ typedef struct rmaib_tp_ops {
      * reader sees the old value's high bytes under the new one's low bytes: below
      * the new value unless equal to it (each store adds one to the last). */
     int (*ctrl_store)(rmaib_win_t *win, int peer, size_t off, uint64_t value);
-    /* Optional (NULL: one after the other).  Two fetching control-block atomics on
-     * different words, issued together and completed together: one round trip for
-     * both where the network would take one each.  Nothing orders them against each
-     * other. */
-    int (*ctrl_atomic2)(rmaib_win_t *win, const rmaib_ctrl_req_t req[2]);
 
     /* Accumulate-family atomics on a peer's window memory, through win->atp only.
      * acc_native: may (b, op) on the element at roff be done as a native atomic?  It

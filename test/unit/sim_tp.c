@@ -10,7 +10,7 @@
 #include "sim_host.h"
 
 const char *const sim_tp_kind_name[SIM_NKINDS] = {
-    "put", "get", "putv", "getv", "ctrl_atomic", "ctrl_atomic2", "ctrl_store", "ctrl_read",
+    "put", "get", "putv", "getv", "ctrl_atomic", "ctrl_store", "ctrl_read",
     "flush", "flush(-1)", "flush_local", "data_atomic", "data_cas", "win_init", "win_fini",
 };
 
@@ -197,19 +197,6 @@ static int tp_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
     return RMAIB_OK;
 }
 
-static int tp_ctrl_atomic2(rmaib_win_t *w, const rmaib_ctrl_req_t req[2])
-{
-    sim_tp_count.calls[SIM_CTRL_ATOMIC2]++;
-    for (int i = 0; i < 2; i++) {
-        touch(req[i].peer);
-        uint64_t old = apply(w, req[i].peer, req[i].off, req[i].op, req[i].operand,
-                             req[i].compare);
-        if (req[i].result)
-            *req[i].result = old;
-    }
-    return RMAIB_OK;
-}
-
 static int tp_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_t value)
 {
     count(SIM_CTRL_STORE, peer);
@@ -298,7 +285,6 @@ const rmaib_tp_ops_t sim_tp_ops = {
     .getv = tp_getv,
     .ctrl_atomic = tp_ctrl_atomic,
     .ctrl_store = tp_ctrl_store,
-    .ctrl_atomic2 = tp_ctrl_atomic2,
     .acc_native = tp_acc_native,
     .data_atomic = tp_data_atomic,
     .data_cas = tp_data_cas,

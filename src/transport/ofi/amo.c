@@ -397,20 +397,6 @@ int rmaib_ofi_amo_quiesce(ofi_win_t *o, ofi_peer_t *p)
     return busy ? rmaib_ofi_amo_blocking(o, p->rank, 0, RMAIB_AOP_READ, 0, 0, NULL) : RMAIB_OK;
 }
 
-/* Two answered requests in flight at once (the MCS lock's tail swap and node reset). */
-int rmaib_ofi_amo_pair(ofi_win_t *o, const rmaib_ctrl_req_t req[2])
-{
-    ofi_waiter_t wt = { 2, 0 };
-    int rc = RMAIB_OK, n = 0;
-    for (; n < 2 && rc == RMAIB_OK; n++)
-        rc = rmaib_ofi_amo_issue(o, req[n].peer, req[n].off, req[n].op, req[n].operand,
-                                 req[n].compare, req[n].result, &wt);
-    /* A failed request is not in flight, nor is one never tried. */
-    if (rc != RMAIB_OK)
-        atomic_fetch_sub_explicit(&wt.pending, n == 1 ? 2 : 1, memory_order_relaxed);
-    return rmaib_first_error(rc, wait_for(&wt));
-}
-
 /* n elements of window data in runs: each run's operands are put into our stage at
  * the target, one request has the target apply them all, and after its answer the
  * old values wait in the stage to be read.  The request must not overtake the put:

@@ -69,7 +69,7 @@ static int atomic_blocking(ofi_peer_t *p, int kind, uint64_t raddr, uint64_t key
                            const void *operand, const void *compare, void *result)
 {
     ofi_waiter_t wt = { 1, 0 };
-    ofi_atomic_op_t a;
+    ofi_atomic_op_t a = { 0 };
     int rc = atomic_start(&a, &wt, p, kind, raddr, key, dt, op, size, count, operand, compare);
     if (rc != RMAIB_OK)
         return rc;
@@ -83,38 +83,6 @@ static int ctrl64(ofi_peer_t *p, size_t off, int kind, enum fi_op op, uint64_t o
 {
     return atomic_blocking(p, kind, p->ctrl_raddr + off, p->ctrl_key, FI_UINT64, op, 8, 1,
                            &operand, &compare, result);
-}
-
-int rmaib_ofi_ctrl_atomic2(rmaib_win_t *w, const rmaib_ctrl_req_t req[2])
-{
-    if (((ofi_win_t *) w->ofi)->amo)
-        return rmaib_ofi_amo_pair(w->ofi, req);
-    ofi_waiter_t wt = { 2, 0 };
-    ofi_atomic_op_t a[2];
-    int rc = RMAIB_OK, n = 0;
-    while (n < 2) {
-        const rmaib_ctrl_req_t *q = &req[n];
-        ofi_peer_t *p = ofi_peer(w->ofi, q->peer);
-        if (!p) {               /* as a failed start: it takes its own count back */
-            atomic_fetch_sub_explicit(&wt.pending, 1, memory_order_relaxed);
-            rc = RMAIB_ERR_NO_MEM;
-            break;
-        }
-        int cas = q->op == RMAIB_AOP_CAS;
-        rc = atomic_start(&a[n], &wt, p, cas ? AT_COMPARE : AT_FETCH, p->ctrl_raddr + q->off,
-                          p->ctrl_key, FI_UINT64, cas ? FI_CSWAP : FI_SUM, 8, 1, &q->operand,
-                          &q->compare);
-        if (rc != RMAIB_OK)
-            break;
-        n++;
-    }
-    /* A failed start took its own count back; the one never tried must go too. */
-    if (n == 0 && rc != RMAIB_OK)
-        atomic_fetch_sub_explicit(&wt.pending, 1, memory_order_relaxed);
-    int rc2 = wait_for(&wt);
-    for (int i = 0; i < n; i++)
-        atomic_finish(&a[i], req[i].result);
-    return rmaib_first_error(rc, rc2);
 }
 
 /* Swap by compare-swap where the provider has no fetching write. */

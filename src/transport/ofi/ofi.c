@@ -87,7 +87,6 @@ const rmaib_tp_ops_t rmaib_ofi_ops = {
     .putv = rmaib_ofi_putv,
     .getv = rmaib_ofi_getv,
     .ctrl_atomic = rmaib_ofi_ctrl_atomic,
-    .ctrl_atomic2 = rmaib_ofi_ctrl_atomic2,
     .ctrl_store = rmaib_ofi_ctrl_store,
     .quiesce = rmaib_ofi_quiesce,
     .acc_native = rmaib_ofi_acc_native,

@@ -361,7 +361,6 @@ void rmaib_ofi_nread_wait(ofi_win_t *o, ofi_peer_t *p);
 /* atomic.c */
 int rmaib_ofi_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
                           uint64_t operand, uint64_t compare, uint64_t *result);
-int rmaib_ofi_ctrl_atomic2(rmaib_win_t *w, const rmaib_ctrl_req_t req[2]);
 int rmaib_ofi_ctrl_store(rmaib_win_t *w, int peer, size_t off, uint64_t value);
 int rmaib_ofi_ctrl_read(rmaib_win_t *w, int peer, size_t off, void *dst, size_t len);
 int rmaib_ofi_acc_native(rmaib_win_t *w, int peer, uint64_t roff, rmaib_basic_t b,
@@ -392,7 +391,6 @@ int rmaib_ofi_amo_issue(ofi_win_t *o, int peer, uint64_t off, uint32_t op, uint6
                         uint64_t compare, uint64_t *result, ofi_waiter_t *wt);
 int rmaib_ofi_amo_blocking(ofi_win_t *o, int peer, uint64_t off, uint32_t op,
                            uint64_t operand, uint64_t compare, uint64_t *result);
-int rmaib_ofi_amo_pair(ofi_win_t *o, const rmaib_ctrl_req_t req[2]);
 int rmaib_ofi_amo_quiesce(ofi_win_t *o, ofi_peer_t *p);
 int rmaib_ofi_amo_runs(rmaib_win_t *w, ofi_win_t *o, int peer, uint64_t roff, rmaib_basic_t b,
                        rmaib_op_t op, const char *operand, char *fetch, size_t n);
