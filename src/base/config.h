@@ -16,6 +16,7 @@ typedef struct rmaib_config {
     int ofi_mr_local;       /* RMAIB_OFI_MR_LOCAL: behave as if the provider wanted FI_MR_LOCAL */
     int ofi_provider_atomics; /* RMAIB_OFI_ATOMICS=provider: not target-executed */
     int map_user_memory;    /* RMAIB_MAP_USER_MEMORY: MPI_Win_create pages into shared memory */
+    int pscw_dense;         /* RMAIB_PSCW_DENSE: largest group with per-rank PSCW words */
 } rmaib_config_t;
 
 extern rmaib_config_t rmaib_config;

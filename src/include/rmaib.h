@@ -89,7 +89,7 @@ typedef struct rmaib_win_args {
 #define RMAIB_SMALL_GROUP 64
 
 /* Notification counters of a window without info mpi_assert_max_num_notify. */
-#define RMAIB_NOTIFY_DEFAULT_MAX 1024
+#define RMAIB_NOTIFY_DEFAULT_MAX 128
 #define RMAIB_NOTIFY_LIMIT (1 << 24)
 
 /* Process-wide set-up, idempotent; the first window creation calls it. */
@@ -122,6 +122,8 @@ size_t rmaib_win_size(const rmaib_win_t *win);
 int rmaib_win_disp_unit(const rmaib_win_t *win);
 int rmaib_win_flavor(const rmaib_win_t *win);
 int rmaib_win_lock_alg(const rmaib_win_t *win);
+/* Does the window's PSCW go through post queues (above RMAIB_PSCW_DENSE ranks)? */
+int rmaib_win_pscw_queue(const rmaib_win_t *win);
 const char *rmaib_win_describe(const rmaib_win_t *win);   /* "shm", "ofi", "shm+ofi" */
 
 /* Data movement. */

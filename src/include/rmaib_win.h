@@ -48,8 +48,8 @@ typedef struct rmaib_dyn_seen {
 
 /* The control block: remotely accessible by every peer.  Words that different
  * ranks hammer sit on separate cache lines.  Two arrays follow the fixed part: the
- * PSCW sequence words (rmaib_ctrl_seq_off: per rank, the posts it made to us and the
- * completes it sent us) and a pool of MCS queue nodes, because a process may hold or
+ * PSCW area (per-rank sequence words or a post queue, rmaib_ctrl_pscw_bytes) and a
+ * pool of MCS queue nodes, because a process may hold or
  * wait for exclusive locks on several targets at once and each queue links its own
  * node.  The notification counters come next (rmaib_ctrl_notify_off), and a
  * dynamic window's attach table last (rmaib_ctrl_attach_off).  The arrays are
@@ -93,8 +93,13 @@ typedef struct rmaib_mcs_node {
 
 #define RMAIB_CTRL_OFF(field) offsetof(struct rmaib_ctrl, field)
 
-/* PSCW sequence words: how many times rank has posted to us, and how many
- * completes it has sent us. */
+/* The PSCW area after the fixed part, in one of two forms (pscw.c), the same in
+ * every control block of a window (RMAIB_PSCW_*):
+ *   words: per rank, the posts it made to us and the completes it sent us (16 B a
+ *          rank: up to RMAIB_PSCW_DENSE ranks, where a post is one store);
+ *   queue: rmaib_postq_t, whatever P.
+ * A window that never takes PSCW epochs (the collectives') has neither. */
+enum { RMAIB_PSCW_NONE, RMAIB_PSCW_WORDS, RMAIB_PSCW_QUEUE };
 enum { RMAIB_SEQ_POST, RMAIB_SEQ_COMPLETE };
 
 static inline size_t rmaib_ctrl_seq_off(int nranks, int kind, int rank)
@@ -103,32 +108,56 @@ static inline size_t rmaib_ctrl_seq_off(int nranks, int kind, int rank)
         * sizeof(uint64_t);
 }
 
+/* The post queue: a target claims a slot with a fetch-add on tail and stores
+ * (round << 32 | its rank) in it, round = slot number / RMAIB_POSTQ_SLOTS + 1, so each
+ * slot's values grow as ctrl_store wants; the owner drains slots in order and adds
+ * what it took to head, which a target reads only when its slot may not be free yet.
+ * Origins add their completes to done, the owner's wait counts them. */
+enum { RMAIB_POSTQ_SLOTS = 64 };
+
+typedef struct rmaib_postq {
+    _Alignas(RMAIB_CACHELINE) uint64_t tail;    /* atomic-only */
+    _Alignas(RMAIB_CACHELINE) uint64_t head;    /* atomic-only */
+    _Alignas(RMAIB_CACHELINE) uint64_t done;    /* grown by atomics, read with loads */
+    _Alignas(RMAIB_CACHELINE) uint64_t slot[RMAIB_POSTQ_SLOTS];     /* signals */
+} rmaib_postq_t;
+
+#define RMAIB_POSTQ_OFF(field) (sizeof(struct rmaib_ctrl) + offsetof(rmaib_postq_t, field))
+
+/* Bytes of the PSCW area for a mode and a group of nranks. */
+static inline size_t rmaib_ctrl_pscw_bytes(int mode, int nranks)
+{
+    return mode == RMAIB_PSCW_WORDS ? 2 * (size_t) nranks * sizeof(uint64_t)
+        : mode == RMAIB_PSCW_QUEUE ? sizeof(rmaib_postq_t) : 0;
+}
+
 /* The MCS queue nodes, a pool of RMAIB_MCS_NODES: a process queues or holds an
- * exclusive lock on one target per node (mcs.c). */
+ * exclusive lock on one target per node (mcs.c).  The offsets from here on take the
+ * PSCW area's size (rmaib_ctrl_pscw_bytes). */
 enum { RMAIB_MCS_NODES = 64 };
 
-static inline size_t rmaib_ctrl_mcs_off(int nranks, int node)
+static inline size_t rmaib_ctrl_mcs_off(size_t pscw, int node)
 {
-    return rmaib_ctrl_seq_off(nranks, 2, 0) + (size_t) node * sizeof(rmaib_mcs_node_t);
+    return sizeof(struct rmaib_ctrl) + pscw + (size_t) node * sizeof(rmaib_mcs_node_t);
 }
 
 /* Notification counters after the MCS nodes, as many as the window's maximum
  * (struct rmaib_win.notify_max): atomic-only words, grown by peers' fetch-adds. */
-static inline size_t rmaib_ctrl_notify_off(int nranks, int idx)
+static inline size_t rmaib_ctrl_notify_off(size_t pscw, int idx)
 {
-    return rmaib_ctrl_mcs_off(nranks, RMAIB_MCS_NODES) + (size_t) idx * sizeof(uint64_t);
+    return rmaib_ctrl_mcs_off(pscw, RMAIB_MCS_NODES) + (size_t) idx * sizeof(uint64_t);
 }
 
-static inline size_t rmaib_ctrl_attach_off(int nranks, int nnotify)
+static inline size_t rmaib_ctrl_attach_off(size_t pscw, int nnotify)
 {
-    size_t s = rmaib_ctrl_notify_off(nranks, nnotify);
+    size_t s = rmaib_ctrl_notify_off(pscw, nnotify);
     return (s + RMAIB_CACHELINE - 1) & ~(size_t) (RMAIB_CACHELINE - 1);
 }
 
-static inline size_t rmaib_ctrl_size(int nranks, int nnotify, int dynamic)
+static inline size_t rmaib_ctrl_size(size_t pscw, int nnotify, int dynamic)
 {
-    size_t s = dynamic ? rmaib_ctrl_attach_off(nranks, nnotify) + sizeof(rmaib_ctrl_attach_t)
-        : rmaib_ctrl_notify_off(nranks, nnotify);
+    size_t s = dynamic ? rmaib_ctrl_attach_off(pscw, nnotify) + sizeof(rmaib_ctrl_attach_t)
+        : rmaib_ctrl_notify_off(pscw, nnotify);
     return (s + 4095) & ~(size_t) 4095;
 }
 
@@ -173,9 +202,12 @@ enum { RMAIB_START_OUT = 0, RMAIB_START_WAITING, RMAIB_START_READY };
 #define RMAIB_LOCK_PENDING 0x40
 
 /* What this process has sent to one rank and consumed from it, in the units of the
- * sequence words (see rmaib_ctrl_seq_off). */
+ * sequence words (see rmaib_ctrl_seq_off).  With the post queue, posts_arrived
+ * counts the rank's posts drained from it (any thread reads it), and post_head is
+ * what the rank's queue's head last said. */
 typedef struct rmaib_pscw_count {
     uint64_t posts_sent, posts_seen, completes_sent, completes_seen;
+    uint64_t posts_arrived, post_head;
 } rmaib_pscw_count_t;
 
 /* A peer's entry: the hot part the operations read, then what the synchronisation
@@ -217,9 +249,14 @@ struct rmaib_win {
     int cma_peers;              /* rmaib_win_args_t.cma_peers */
     int map_user;               /* rmaib_win_args_t.map_user */
     int notify_max;             /* notification counters in every control block */
-    /* Ranks the control block keeps PSCW words for: nranks, or 0 for
-     * a window that never takes locks or PSCW (the collectives': bounded at any P). */
-    int ctrl_ranks;
+    /* The control blocks' PSCW area: its form (RMAIB_PSCW_*) and size.  None for a
+     * window that never takes locks or PSCW (the collectives': bounded at any P). */
+    int pscw_mode;
+    size_t ctrl_pscw;
+    uint64_t postq_head;        /* queue: slots of ours drained (pscw.c) */
+    int postq_slots;            /* queue: its slots in use (RMAIB_POSTQ_SLOTS) */
+    uint64_t postq_completes;    /* queue: completes our waits consumed */
+    int postq_draining;         /* queue: a thread drains (mt) */
     /* The notified reads' share of our own counters (MPIX_Get_notify_local): grown
      * by whoever completes a read, never by a peer, so a process-local word apart
      * from the control block's (which peers' network atomics may grow). */
@@ -279,7 +316,7 @@ struct rmaib_win {
 /* The size of each control block of w. */
 static inline size_t rmaib_win_ctrl_size(const rmaib_win_t *w)
 {
-    return rmaib_ctrl_size(w->ctrl_ranks, w->notify_max, w->flavor == RMAIB_FLAVOR_DYNAMIC);
+    return rmaib_ctrl_size(w->ctrl_pscw, w->notify_max, w->flavor == RMAIB_FLAVOR_DYNAMIC);
 }
 
 /* Relaxed: plain moves, which a single thread pays nothing for; only the lock calls

@@ -19,7 +19,7 @@
 
 static size_t node_off(rmaib_win_t *w, int node, int field)
 {
-    return rmaib_ctrl_mcs_off(w->ctrl_ranks, node) + (size_t) field * sizeof(uint64_t);
+    return rmaib_ctrl_mcs_off(w->ctrl_pscw, node) + (size_t) field * sizeof(uint64_t);
 }
 
 enum { NEXT = 0, LOCKED = 1 };

@@ -36,7 +36,7 @@
 
 static size_t notify_off(const rmaib_win_t *w, int idx)
 {
-    return rmaib_ctrl_notify_off(w->ctrl_ranks, idx);
+    return rmaib_ctrl_notify_off(w->ctrl_pscw, idx);
 }
 
 static int idx_ok(const rmaib_win_t *w, int rank, int idx)

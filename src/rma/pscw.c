@@ -1,10 +1,11 @@
 /*
- * Post/start/complete/wait on RDMA-written sequence words (seed 002 §3.3.3 uses a
- * post bitvector and a completion counter; see below for why these are words).
+ * Post/start/complete/wait on RDMA-written signals (seed 002 §3.3.3 uses a post
+ * bitvector and a completion counter; see below for why these are words).
  *
- * Each rank has, in every other rank's control block, two words it alone writes:
- * how many times it has posted to that rank, and how many completes it has sent it.
- * Both only grow, and each side counts locally what it has sent and consumed.
+ * Up to RMAIB_PSCW_DENSE ranks, each rank has, in every other rank's control block,
+ * two words it alone writes: how many times it has posted to that rank, and how many
+ * completes it has sent it.  Both only grow, and each side counts locally what it has
+ * sent and consumed.
  *
  * post:     store our next post number into each origin's post word for us.
  * start:    returns at once; the first operation to a target waits for its post
@@ -22,6 +23,15 @@
  * message that nobody waits for.  A post plus a complete went from four messages to
  * two (PSCW+put over tcp;ofi_rxm: see README).  The price is 16 bytes per rank in
  * each control block instead of one bit, and a wait that reads one word per origin.
+ *
+ * Above RMAIB_PSCW_DENSE ranks that price is the queue's instead (foMPI's, and Open
+ * MPI osc/rdma's post_peers; rmaib_postq_t): a post is a fetch-add on the origin's
+ * tail and a store of our rank into the slot it gave, which the origin drains into
+ * its peers' posts_arrived whenever it waits for a post (a target may post early,
+ * for an epoch the origin has not started yet); a complete is a flush and an add to
+ * the target's one count of completes.  A queue holds RMAIB_POSTQ_SLOTS posts not
+ * drained yet: a post beyond that waits, draining its own queue meanwhile so that
+ * two processes posting to each other never wait in a circle.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +42,7 @@
 
 static const uint64_t *seq_word(rmaib_win_t *w, int kind, int rank)
 {
-    return (const uint64_t *) ((char *) w->my_ctrl + rmaib_ctrl_seq_off(w->ctrl_ranks, kind, rank));
+    return (const uint64_t *) ((char *) w->my_ctrl + rmaib_ctrl_seq_off(w->nranks, kind, rank));
 }
 
 /* A group's ranks checked, their entries opened, and a copy kept in *list (grown to
@@ -60,6 +70,66 @@ static int take_group(rmaib_win_t *w, const int *ranks, int n, int **list, int *
     return RMAIB_OK;
 }
 
+static rmaib_postq_t *my_postq(rmaib_win_t *w)
+{
+    return (rmaib_postq_t *) (void *) (w->my_ctrl + 1);
+}
+
+/* Our queue's posts moved into their ranks' entries (posts_arrived), by one thread at
+ * a time; slots go in order, so one claimed but not yet written holds back those
+ * after it until its target's store lands, which nothing delays. */
+static int postq_drain(rmaib_win_t *w)
+{
+    if (w->mt && __atomic_exchange_n(&w->postq_draining, 1, __ATOMIC_ACQUIRE))
+        return RMAIB_OK;
+    rmaib_postq_t *q = my_postq(w);
+    uint64_t h = w->postq_head;
+    int rc = RMAIB_OK;
+    for (;;) {
+        uint64_t v = rmaib_load(&q->slot[h % (uint64_t) w->postq_slots]);
+        if (v >> 32 != h / (uint64_t) w->postq_slots + 1)
+            break;
+        int r = (int) (uint32_t) v;
+        rmaib_peer_t *pe;
+        if (r >= w->nranks)
+            rc = RMAIB_ERR_INTERN;
+        else
+            rc = rmaib_peer_open(w, r, &pe);
+        if (rc != RMAIB_OK)
+            break;
+        __atomic_fetch_add(&rmaib_peer_ent(w, r)->pscw.posts_arrived, 1, __ATOMIC_RELEASE);
+        h++;
+    }
+    if (h != w->postq_head) {   /* the slots are read: their targets may reuse them */
+        rc = rmaib_first_error(rc, rmaib_ctrl_op(w, w->rank, RMAIB_POSTQ_OFF(head),
+                                                 RMAIB_AOP_FADD, h - w->postq_head, 0, NULL));
+        w->postq_head = h;
+    }
+    if (w->mt)
+        __atomic_store_n(&w->postq_draining, 0, __ATOMIC_RELEASE);
+    return rc;
+}
+
+/* Post to origin through its queue: claim a slot, wait for it to be free if it may
+ * not be (c->post_head is what origin's head last said), then name ourselves in it. */
+static int postq_post(rmaib_win_t *w, int origin, rmaib_pscw_count_t *c)
+{
+    uint64_t i, n = (uint64_t) w->postq_slots;
+    int rc = rmaib_ctrl_op(w, origin, RMAIB_POSTQ_OFF(tail), RMAIB_AOP_FADD, 1, 0, &i);
+    RMAIB_BACKOFF(bo);
+    while (rc == RMAIB_OK && i >= c->post_head + n) {
+        rc = rmaib_ctrl_op(w, origin, RMAIB_POSTQ_OFF(head), RMAIB_AOP_READ, 0, 0, &c->post_head);
+        if (rc == RMAIB_OK && i >= c->post_head + n) {
+            rc = postq_drain(w);
+            rmaib_backoff(&bo);
+        }
+    }
+    if (rc != RMAIB_OK)
+        return rc;
+    return rmaib_ctrl_store(w, origin, RMAIB_POSTQ_OFF(slot[i % n]), (i / n + 1) << 32
+                            | (uint64_t) w->rank);
+}
+
 int rmaib_post(rmaib_win_t *w, const int *ranks, int n, int assert)
 {
     if (assert & ~POST_ASSERTS)
@@ -74,8 +144,9 @@ int rmaib_post(rmaib_win_t *w, const int *ranks, int n, int assert)
     /* NOCHECK: the origins start with NOCHECK too and will not consume a post. */
     for (int i = 0; i < n && !(assert & RMAIB_MODE_NOCHECK); i++) {
         rmaib_pscw_count_t *c = &rmaib_peer_ent(w, ranks[i])->pscw;
-        rc = rmaib_ctrl_store(w, ranks[i], rmaib_ctrl_seq_off(w->ctrl_ranks, RMAIB_SEQ_POST,
-                                                              w->rank), c->posts_sent + 1);
+        rc = w->pscw_mode == RMAIB_PSCW_QUEUE ? postq_post(w, ranks[i], c)
+            : rmaib_ctrl_store(w, ranks[i], rmaib_ctrl_seq_off(w->nranks, RMAIB_SEQ_POST, w->rank),
+                               c->posts_sent + 1);
         if (rc != RMAIB_OK)
             return rc;
         c->posts_sent++;
@@ -121,11 +192,20 @@ int rmaib_pscw_wait_post(rmaib_win_t *w, int target)
     rmaib_peer_ent_t *e = rmaib_peer_ent(w, target);
     if (__atomic_load_n(&e->start_state, __ATOMIC_ACQUIRE) == RMAIB_START_READY)
         return RMAIB_OK;
-    const uint64_t *word = seq_word(w, RMAIB_SEQ_POST, target);
     uint64_t seen = e->pscw.posts_seen;
     RMAIB_BACKOFF(bo);
-    while (rmaib_load(word) <= seen)
-        rmaib_backoff(&bo);
+    if (w->pscw_mode == RMAIB_PSCW_QUEUE) {
+        while (__atomic_load_n(&e->pscw.posts_arrived, __ATOMIC_ACQUIRE) <= seen) {
+            int rc = postq_drain(w);
+            if (rc != RMAIB_OK)
+                return rc;
+            rmaib_backoff(&bo);
+        }
+    } else {
+        const uint64_t *word = seq_word(w, RMAIB_SEQ_POST, target);
+        while (rmaib_load(word) <= seen)
+            rmaib_backoff(&bo);
+    }
     __atomic_store_n(&e->start_state, RMAIB_START_READY, __ATOMIC_RELEASE);
     return RMAIB_OK;
 }
@@ -142,9 +222,17 @@ static int send_complete(rmaib_win_t *w, int target)
     rmaib_peer_ent_t *e = rmaib_peer_ent(w, target);
     if (w->atp != e->p.tp)
         rc = w->atp->flush(w, target);
-    int rc2 = rmaib_ctrl_store(w, target, rmaib_ctrl_seq_off(w->ctrl_ranks, RMAIB_SEQ_COMPLETE,
+    int rc2;
+    if (w->pscw_mode == RMAIB_PSCW_QUEUE) {
+        /* An atomic is ordered after nothing: what went before lands first. */
+        rc2 = e->p.tp->flush(w, target);
+        if (rc2 == RMAIB_OK)
+            rc2 = rmaib_ctrl_op(w, target, RMAIB_POSTQ_OFF(done), RMAIB_AOP_FADD, 1, 0, NULL);
+    } else {
+        rc2 = rmaib_ctrl_store(w, target, rmaib_ctrl_seq_off(w->nranks, RMAIB_SEQ_COMPLETE,
                                                              w->rank),
                                e->pscw.completes_sent + 1);
+    }
     e->pscw.completes_sent += rc2 == RMAIB_OK;
     return rmaib_first_error(rc, rc2);
 }
@@ -171,9 +259,15 @@ int rmaib_complete(rmaib_win_t *w)
     return rc;
 }
 
-/* Has every origin of the post group completed once more? */
-static int all_completed(rmaib_win_t *w)
+/* Has every origin of the post group completed once more?  With the queue, our
+ * wait drains it too: an origin of ours may be waiting in its post for room in it
+ * before it can start and complete. */
+static int all_completed(rmaib_win_t *w, int *rc)
 {
+    if (w->pscw_mode == RMAIB_PSCW_QUEUE) {
+        *rc = postq_drain(w);
+        return rmaib_load(&my_postq(w)->done) >= w->postq_completes + (uint64_t) w->npost;
+    }
     for (int i = 0; i < w->npost; i++)
         if (rmaib_load(seq_word(w, RMAIB_SEQ_COMPLETE, w->post_ranks[i]))
             <= rmaib_peer_ent(w, w->post_ranks[i])->pscw.completes_seen)
@@ -183,6 +277,7 @@ static int all_completed(rmaib_win_t *w)
 
 static int consume_completes(rmaib_win_t *w)
 {
+    w->postq_completes += (uint64_t) w->npost;
     for (int i = 0; i < w->npost; i++)
         rmaib_peer_ent(w, w->post_ranks[i])->pscw.completes_seen++;
     rmaib_set_exposure(w, RMAIB_EXPOSURE_NONE);
@@ -193,10 +288,11 @@ int rmaib_wait(rmaib_win_t *w)
 {
     if (rmaib_exposure(w) != RMAIB_EXPOSURE_POST)
         return RMAIB_ERR_RMA_SYNC;
+    int rc = RMAIB_OK;
     RMAIB_BACKOFF(bo);
-    while (!all_completed(w))
+    while (!all_completed(w, &rc) && rc == RMAIB_OK)
         rmaib_backoff(&bo);
-    return consume_completes(w);
+    return rc != RMAIB_OK ? rc : consume_completes(w);
 }
 
 int rmaib_test(rmaib_win_t *w, int *flag)
@@ -205,8 +301,9 @@ int rmaib_test(rmaib_win_t *w, int *flag)
     if (rmaib_exposure(w) != RMAIB_EXPOSURE_POST)
         return RMAIB_ERR_RMA_SYNC;
     rmaib_transport_progress();
-    if (!all_completed(w))
-        return RMAIB_OK;
+    int rc = RMAIB_OK;
+    if (!all_completed(w, &rc) || rc != RMAIB_OK)
+        return rc;
     *flag = 1;
     return consume_completes(w);
 }

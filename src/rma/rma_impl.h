@@ -19,6 +19,8 @@ typedef struct rmaib_win_hello {
     int32_t status;
     int32_t max_notify;         /* the window takes the largest */
     int32_t lock_alg;           /* mcs if any rank asks: one protocol per window */
+    int32_t pscw_dense;         /* RMAIB_PSCW_DENSE: the window takes the smallest */
+    int32_t postq_slots;        /* RMAIB_TEST_POSTQ_SLOTS: the same */
 } rmaib_win_hello_t;
 
 /* Control-block atomics through the window's atomics transport, or straight on the

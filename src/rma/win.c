@@ -85,7 +85,6 @@ static rmaib_win_t *win_new(const rmaib_win_args_t *a)
     w->lock_alg = a->lock_alg;
     w->noncontig = a->noncontig;
     w->cma_peers = a->cma_peers;
-    w->ctrl_ranks = a->no_sync_words ? 0 : a->nranks;
     w->stats = rmaib_config.stats;
     /* Decided once: a program that cannot have two threads in one window pays for no
      * lock in its lock calls (rmaib_lock). */
@@ -224,6 +223,14 @@ static void win_describe(rmaib_win_t *w)
         snprintf(w->describe, sizeof w->describe, "%s", w->atp->name);
 }
 
+/* The post queue's slots in use: all of them, unless a test asks for fewer
+ * (RMAIB_TEST_POSTQ_SLOTS, so that a few ranks can fill it). */
+static int postq_slots(void)
+{
+    int n = rmaib_env_int("RMAIB_TEST_POSTQ_SLOTS", RMAIB_POSTQ_SLOTS);
+    return n < 1 ? 1 : n > RMAIB_POSTQ_SLOTS ? RMAIB_POSTQ_SLOTS : n;
+}
+
 int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
 {
     int rc = rmaib_init();
@@ -247,6 +254,8 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
         mine.max_notify = a->max_notify < 0 ? RMAIB_NOTIFY_DEFAULT_MAX
             : a->max_notify > RMAIB_NOTIFY_LIMIT ? RMAIB_NOTIFY_LIMIT : a->max_notify;
         mine.lock_alg = a->lock_alg;
+        mine.pscw_dense = rmaib_config.pscw_dense;
+        mine.postq_slots = postq_slots();
     }
     /* A rank that failed above still joins the exchange, carrying its error; in a
      * large group, where it may have no buffer for it, all agree first. */
@@ -259,8 +268,13 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
     if (rc != RMAIB_OK)
         goto fn_fail;
 
-    int on_host = 0;
+    int on_host = 0, pscw_dense = mine.pscw_dense;
+    w->postq_slots = mine.postq_slots;
     for (int r = 0; r < p; r++) {
+        if (all[r].pscw_dense < pscw_dense)
+            pscw_dense = all[r].pscw_dense;
+        if (all[r].postq_slots < w->postq_slots)
+            w->postq_slots = all[r].postq_slots;
         if (all[r].max_notify > w->notify_max)
             w->notify_max = all[r].max_notify;
         if (all[r].lock_alg == RMAIB_LOCKALG_MCS)
@@ -268,6 +282,9 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
         on_host += all[r].host_key == mine.host_key;
     }
     rmaib_note_host_ranks(on_host);
+    w->pscw_mode = a->no_sync_words ? RMAIB_PSCW_NONE
+        : p > pscw_dense ? RMAIB_PSCW_QUEUE : RMAIB_PSCW_WORDS;
+    w->ctrl_pscw = rmaib_ctrl_pscw_bytes(w->pscw_mode, p);
 
     /* What fails from here on fails on one rank alone: the transports' choice agrees
      * on it, with whether the network started, before anyone goes on. */
@@ -330,7 +347,7 @@ int rmaib_win_free(rmaib_win_t *w)
 static rmaib_ctrl_attach_t *attach_table(rmaib_win_t *w)
 {
     return (rmaib_ctrl_attach_t *) ((char *) w->my_ctrl
-                                    + rmaib_ctrl_attach_off(w->ctrl_ranks, w->notify_max));
+                                    + rmaib_ctrl_attach_off(w->ctrl_pscw, w->notify_max));
 }
 
 static void attach_bump(rmaib_ctrl_attach_t *t)
@@ -388,7 +405,7 @@ int rmaib_win_detach(rmaib_win_t *w, const void *base)
  * through the atomics transport's bulk read, retrying a torn copy. */
 int rmaib_dynamic_range_ok(rmaib_win_t *w, int target, uint64_t lo, uint64_t hi)
 {
-    size_t at = rmaib_ctrl_attach_off(w->ctrl_ranks, w->notify_max);
+    size_t at = rmaib_ctrl_attach_off(w->ctrl_pscw, w->notify_max);
     rmaib_dyn_seen_t *seen = w->mt ? NULL : &rmaib_peer_ent(w, target)->dyn;
     if (seen && lo >= seen->lo && hi <= seen->hi && lo < seen->hi) {
         uint64_t gen;           /* one word where the table is not read again */
@@ -489,6 +506,11 @@ int rmaib_win_disp_unit(const rmaib_win_t *w)
 int rmaib_win_flavor(const rmaib_win_t *w)
 {
     return w->flavor;
+}
+
+int rmaib_win_pscw_queue(const rmaib_win_t *w)
+{
+    return w->pscw_mode == RMAIB_PSCW_QUEUE;
 }
 
 int rmaib_win_lock_alg(const rmaib_win_t *w)

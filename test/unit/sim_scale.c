@@ -49,7 +49,7 @@ static struct target {
     const char *name;
     int on;                     /* switch on here, or with SIM_TARGETS, once met */
 } targets[NTARGETS] = {
-    [T_ALLOC_BYTES] = { "alloc_bytes", 0 },
+    [T_ALLOC_BYTES] = { "alloc_bytes", 1 },
     [T_OTHER_BYTES] = { "other_bytes", 1 },
     [T_CREATE_CALLS] = { "create_calls", 0 },
     [T_SYNC] = { "sync", 1 },

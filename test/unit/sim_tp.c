@@ -95,17 +95,41 @@ static void count(int kind, int peer)
 /* The signal a virtual peer sends us back: a store of ours into peer's control
  * block at off is taken as peer's same store into ours.  Fence flags sit at the same
  * offset; a PSCW sequence word names its writer, so ours in peer's block (index
- * me) mirrors as peer's in ours (index peer). */
+ * me) mirrors as peer's in ours (index peer); a post into peer's queue is peer's
+ * post into ours, in the next slot of our queue. */
 static void mirror_store(rmaib_win_t *w, int peer, size_t off, uint64_t value)
 {
-    size_t lo = rmaib_ctrl_seq_off(w->nranks, RMAIB_SEQ_POST, 0);
-    size_t hi = rmaib_ctrl_seq_off(w->nranks, 2, 0);
     size_t moff = off;
-    if (off >= lo && off < hi) {
-        size_t idx = (off - lo) / sizeof(uint64_t);
-        moff = rmaib_ctrl_seq_off(w->nranks, (int) (idx / (size_t) w->nranks), peer);
+    if (w->pscw_mode == RMAIB_PSCW_WORDS) {
+        size_t lo = rmaib_ctrl_seq_off(w->nranks, RMAIB_SEQ_POST, 0);
+        size_t hi = rmaib_ctrl_seq_off(w->nranks, 2, 0);
+        if (off >= lo && off < hi) {
+            size_t idx = (off - lo) / sizeof(uint64_t);
+            moff = rmaib_ctrl_seq_off(w->nranks, (int) (idx / (size_t) w->nranks), peer);
+        }
+    } else if (w->pscw_mode == RMAIB_PSCW_QUEUE && off >= RMAIB_POSTQ_OFF(slot)
+               && off < RMAIB_POSTQ_OFF(slot[RMAIB_POSTQ_SLOTS])) {
+        rmaib_postq_t *q = (rmaib_postq_t *) (void *) (w->my_ctrl + 1);
+        uint64_t i = __atomic_fetch_add(&q->tail, 1, __ATOMIC_RELAXED);
+        uint64_t n = (uint64_t) w->postq_slots;
+        moff = RMAIB_POSTQ_OFF(slot[i % n]);
+        value = (i / n + 1) << 32 | (uint64_t) (unsigned) peer;
     }
     __atomic_store_n((uint64_t *) ((char *) w->my_ctrl + moff), value, __ATOMIC_RELEASE);
+}
+
+/* The same for atomics on a peer's post queue: a complete added to its count is its
+ * complete added to ours, and its head is always its tail (it drains at once). */
+static void mirror_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
+                          uint64_t operand, uint64_t *old)
+{
+    if (w->pscw_mode != RMAIB_PSCW_QUEUE || peer == w->rank)
+        return;
+    if (off == RMAIB_POSTQ_OFF(done) && op == RMAIB_AOP_FADD)
+        __atomic_fetch_add(&((rmaib_postq_t *) (void *) (w->my_ctrl + 1))->done, operand,
+                           __ATOMIC_RELEASE);
+    else if (off == RMAIB_POSTQ_OFF(head) && op == RMAIB_AOP_READ)
+        *old = *model_word(w, peer, RMAIB_POSTQ_OFF(tail));
 }
 
 /* The window whose fences the virtual peers answer (one at a time in sim_scale). */
@@ -192,6 +216,7 @@ static int tp_ctrl_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
 {
     count(SIM_CTRL_ATOMIC, peer);
     uint64_t old = apply(w, peer, off, op, operand, compare);
+    mirror_atomic(w, peer, off, op, operand, &old);
     if (result)
         *result = old;
     return RMAIB_OK;
