@@ -21,13 +21,18 @@ enum { RMAIB_FENCE_PRE = RMAIB_FENCE_ROUNDS - 2, RMAIB_FENCE_POST = RMAIB_FENCE_
 #define RMAIB_MAX_ATTACH 1024        /* attached regions per dynamic window and rank */
 
 /* Lock word of a target (struct rmaib_ctrl.lock): shared holders in the low half,
- * writers waiting for readers to drain in bits 32..47, the writer bit on top.  A
- * waiting writer makes new readers back off, so a stream of readers cannot starve it. */
+ * writers waiting for readers to drain in bits 32..62, the writer bit on top.  A
+ * waiting writer makes new readers back off, so a stream of readers cannot starve it.
+ * Each process waits for a target at most once, so neither count can overflow in a
+ * group MPI can make (int ranks). */
 #define RMAIB_LOCK_SHARED_ONE   UINT64_C(1)
 #define RMAIB_LOCK_SHARED_MASK  UINT64_C(0x00000000ffffffff)
 #define RMAIB_LOCK_WAIT_ONE     (UINT64_C(1) << 32)
-#define RMAIB_LOCK_WAIT_MASK    UINT64_C(0x0000ffff00000000)
-#define RMAIB_LOCK_WRITER       (UINT64_C(1) << 62)
+#define RMAIB_LOCK_WAIT_MASK    UINT64_C(0x7fffffff00000000)
+#define RMAIB_LOCK_WRITER       (UINT64_C(1) << 63)
+_Static_assert((RMAIB_LOCK_WAIT_MASK / RMAIB_LOCK_WAIT_ONE) >= (uint64_t) INT32_MAX
+               && (RMAIB_LOCK_SHARED_MASK / RMAIB_LOCK_SHARED_ONE) >= (uint64_t) INT32_MAX,
+               "a lock word counts every rank of the largest group waiting or sharing");
 
 /* Global word on the window's master (rank 0): lock_all holders in the high half,
  * processes holding at least one exclusive lock in the low half (as foMPI). */
