@@ -129,6 +129,12 @@ typedef struct rmaib_postq {
 
 #define RMAIB_POSTQ_OFF(field) (sizeof(struct rmaib_ctrl) + offsetof(rmaib_postq_t, field))
 
+/* A control block's post queue (windows in RMAIB_PSCW_QUEUE form). */
+static inline rmaib_postq_t *rmaib_ctrl_postq(struct rmaib_ctrl *c)
+{
+    return (rmaib_postq_t *) (void *) (c + 1);
+}
+
 /* Bytes of the PSCW area for a mode and a group of nranks. */
 static inline size_t rmaib_ctrl_pscw_bytes(int mode, int nranks)
 {

@@ -70,11 +70,6 @@ static int take_group(rmaib_win_t *w, const int *ranks, int n, int **list, int *
     return RMAIB_OK;
 }
 
-static rmaib_postq_t *my_postq(rmaib_win_t *w)
-{
-    return (rmaib_postq_t *) (void *) (w->my_ctrl + 1);
-}
-
 /* Our queue's posts moved into their ranks' entries (posts_arrived), by one thread at
  * a time; slots go in order, so one claimed but not yet written holds back those
  * after it until its target's store lands, which nothing delays. */
@@ -82,7 +77,7 @@ static int postq_drain(rmaib_win_t *w)
 {
     if (w->mt && __atomic_exchange_n(&w->postq_draining, 1, __ATOMIC_ACQUIRE))
         return RMAIB_OK;
-    rmaib_postq_t *q = my_postq(w);
+    rmaib_postq_t *q = rmaib_ctrl_postq(w->my_ctrl);
     uint64_t h = w->postq_head;
     int rc = RMAIB_OK;
     for (;;) {
@@ -266,7 +261,7 @@ static int all_completed(rmaib_win_t *w, int *rc)
 {
     if (w->pscw_mode == RMAIB_PSCW_QUEUE) {
         *rc = postq_drain(w);
-        return rmaib_load(&my_postq(w)->done) >= w->postq_completes + (uint64_t) w->npost;
+        return rmaib_load(&rmaib_ctrl_postq(w->my_ctrl)->done) >= w->postq_completes + (uint64_t) w->npost;
     }
     for (int i = 0; i < w->npost; i++)
         if (rmaib_load(seq_word(w, RMAIB_SEQ_COMPLETE, w->post_ranks[i]))

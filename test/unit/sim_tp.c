@@ -109,7 +109,7 @@ static void mirror_store(rmaib_win_t *w, int peer, size_t off, uint64_t value)
         }
     } else if (w->pscw_mode == RMAIB_PSCW_QUEUE && off >= RMAIB_POSTQ_OFF(slot)
                && off < RMAIB_POSTQ_OFF(slot[RMAIB_POSTQ_SLOTS])) {
-        rmaib_postq_t *q = (rmaib_postq_t *) (void *) (w->my_ctrl + 1);
+        rmaib_postq_t *q = rmaib_ctrl_postq(w->my_ctrl);
         uint64_t i = __atomic_fetch_add(&q->tail, 1, __ATOMIC_RELAXED);
         uint64_t n = (uint64_t) w->postq_slots;
         moff = RMAIB_POSTQ_OFF(slot[i % n]);
@@ -126,7 +126,7 @@ static void mirror_atomic(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,
     if (w->pscw_mode != RMAIB_PSCW_QUEUE || peer == w->rank)
         return;
     if (off == RMAIB_POSTQ_OFF(done) && op == RMAIB_AOP_FADD)
-        __atomic_fetch_add(&((rmaib_postq_t *) (void *) (w->my_ctrl + 1))->done, operand,
+        __atomic_fetch_add(&rmaib_ctrl_postq(w->my_ctrl)->done, operand,
                            __ATOMIC_RELEASE);
     else if (off == RMAIB_POSTQ_OFF(head) && op == RMAIB_AOP_READ)
         *old = *model_word(w, peer, RMAIB_POSTQ_OFF(tail));
