@@ -29,6 +29,17 @@ struct rmaib_peer_tab {
 };
 
 /* An entry as the directory describes rank r; the backends fill their part. */
+/* aligned_alloc wants a size that is a multiple of the alignment (C11;
+ * the sanitizers enforce it), so round up and hand back zeroed memory. */
+static void *cache_zalloc(size_t bytes)
+{
+    size_t n = (bytes + RMAIB_CACHELINE - 1) & ~(size_t) (RMAIB_CACHELINE - 1);
+    void *p = aligned_alloc(RMAIB_CACHELINE, n);
+    if (p)
+        memset(p, 0, n);
+    return p;
+}
+
 static void ent_fill(const rmaib_win_t *w, rmaib_peer_ent_t *e, int r)
 {
     rmaib_peer_t *pe = &e->p;
@@ -56,10 +67,8 @@ int rmaib_peer_open(rmaib_win_t *w, int r, rmaib_peer_t **out)
     pthread_mutex_lock(&tab->lock);
     e = rmaib_rank_map_find(&tab->map, r);
     if (!e) {
-        if (!(e = aligned_alloc(RMAIB_CACHELINE, sizeof *e)))
+        if (!(e = cache_zalloc(sizeof *e)))
             rc = RMAIB_ERR_NO_MEM;
-        else
-            memset(e, 0, sizeof *e);
         if (rc == RMAIB_OK) {
             ent_fill(w, e, r);
             if (e->p.tp && e->p.tp->peer_open)
@@ -129,10 +138,9 @@ int rmaib_peer_table_init(rmaib_win_t *w, int dense)
 {
     if (dense) {        /* (each entry's hot part on one cache line) */
         size_t bytes = (size_t) w->nranks * sizeof *w->peers;
-        w->peers = aligned_alloc(RMAIB_CACHELINE, bytes);
+        w->peers = cache_zalloc(bytes);
         if (!w->peers)
             return RMAIB_ERR_NO_MEM;
-        memset(w->peers, 0, bytes);
         for (int r = 0; r < w->nranks; r++)
             ent_fill(w, &w->peers[r], r);
         return RMAIB_OK;
