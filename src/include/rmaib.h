@@ -62,6 +62,13 @@ typedef enum rmaib_op {
 /* Flags for data movement calls. */
 enum { RMAIB_OP_REQUEST = 1 };   /* MPI_R*: allowed only in a passive-target epoch */
 
+/* What a communicator's first window learnt of its ranks (nodes, the local ranks'
+ * pids), kept by the host for the communicator's later windows, which then need
+ * no allgather (win_exchange.c).  Made and used by rmaib_win_create; the host
+ * frees it with the communicator. */
+typedef struct rmaib_comm_dir rmaib_comm_dir_t;
+void rmaib_comm_dir_free(rmaib_comm_dir_t *dir);
+
 typedef struct rmaib_win_args {
     int flavor;
     void *hcomm;            /* host communicator: rmaib_host_* calls get it back */
@@ -82,6 +89,8 @@ typedef struct rmaib_win_args {
                              * wins); negative: RMAIB_NOTIFY_DEFAULT_MAX */
     int status;             /* RMAIB_OK, or the host's own failure (out of memory): the
                              * creation then fails on every rank, all taking part */
+    rmaib_comm_dir_t **comm_dir; /* the communicator's slot (NULL at first), or NULL
+                                  * where the host keeps none: every rank alike */
 } rmaib_win_args_t;
 
 /* Groups up to this size exchange what they bring at window creation through the

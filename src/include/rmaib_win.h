@@ -266,6 +266,8 @@ struct rmaib_win {
     size_t ctrl_pscw;
     uint64_t postq_head;        /* queue: slots of ours drained (pscw.c) */
     int postq_slots;            /* queue: its slots in use (RMAIB_POSTQ_SLOTS) */
+    int setup_status;           /* creation: a local failure since the last agreement,
+                                 * which the node backend's first agreement carries */
     uint64_t postq_completes;    /* queue: completes our waits consumed */
     int postq_draining;         /* queue: a thread drains (mt) */
     /* The notified reads' share of our own counters (MPIX_Get_notify_local): grown

@@ -4,6 +4,7 @@ librmaib_core_la_SOURCES += \
 	src/rma/rma_fast.h \
 	src/rma/init.c \
 	src/rma/win.c \
+	src/rma/win_exchange.c \
 	src/rma/epoch.c \
 	src/rma/stream.h \
 	src/rma/putget.c \

@@ -23,6 +23,14 @@ typedef struct rmaib_win_hello {
     int32_t postq_slots;        /* RMAIB_TEST_POSTQ_SLOTS: the same */
 } rmaib_win_hello_t;
 
+/* win_exchange.c: creation's collective part up to the transports' choice, which
+ * it makes; status is this rank's failure so far (w may then be NULL).  On
+ * RMAIB_OK, which every rank returns alike, w knows its nodes, directory, local
+ * peers and the group-wide choices, except where w->setup_status says a later
+ * local step failed (the backends' set-up agrees on it).  *made_dir: the
+ * communicator's directory is new, to go again if the creation fails. */
+int rmaib_win_exchange(rmaib_win_t *w, const rmaib_win_args_t *a, int status, int *made_dir);
+
 /* Control-block atomics through the window's atomics transport, or straight on the
  * mapped word where that transport is CPU atomics. */
 static inline int rmaib_ctrl_op(rmaib_win_t *w, int peer, size_t off, rmaib_aop_t op,

@@ -28,7 +28,6 @@ struct rmaib_peer_tab {
     rmaib_rank_map_t map;
 };
 
-/* An entry as the directory describes rank r; the backends fill their part. */
 /* aligned_alloc wants a size that is a multiple of the alignment (C11;
  * the sanitizers enforce it), so round up and hand back zeroed memory. */
 static void *cache_zalloc(size_t bytes)
@@ -40,6 +39,7 @@ static void *cache_zalloc(size_t bytes)
     return p;
 }
 
+/* An entry as the directory describes rank r; the backends fill their part. */
 static void ent_fill(const rmaib_win_t *w, rmaib_peer_ent_t *e, int r)
 {
     rmaib_peer_t *pe = &e->p;

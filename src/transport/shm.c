@@ -391,7 +391,7 @@ static int shm_win_init(rmaib_win_t *w)
     int p = w->nranks, rc = RMAIB_OK;
     int has_data = w->flavor == RMAIB_FLAVOR_ALLOCATE || w->flavor == RMAIB_FLAVOR_SHARED;
     int leader = -1;
-    shm_hello_t hello = { .status = RMAIB_OK }, small[RMAIB_SMALL_GROUP], *hellos = small;
+    shm_hello_t hello = { .status = w->setup_status }, small[RMAIB_SMALL_GROUP], *hellos = small;
     size_t *data_off = NULL;
 
     shm_win_t *s = calloc(1, sizeof *s + sizeof(shm_peer_t) * (size_t) w->nlocal);
@@ -399,7 +399,7 @@ static int shm_win_init(rmaib_win_t *w)
     if (p > RMAIB_SMALL_GROUP)
         hellos = malloc(sizeof *hellos * (size_t) p);
     if (!s || !data_off || !hellos)
-        hello.status = RMAIB_ERR_NO_MEM;
+        hello.status = hello.status != RMAIB_OK ? hello.status : RMAIB_ERR_NO_MEM;
     else
         pthread_rwlock_init(&s->dyn_lock, NULL);
     if (w->flavor == RMAIB_FLAVOR_SHARED && w->nnodes > 1)

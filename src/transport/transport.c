@@ -72,14 +72,34 @@ static int net_atomics_on_cpu(const rmaib_tp_ops_t *net)
     return net->atomics_on_cpu && net->atomics_on_cpu();
 }
 
-/* Every rank must have a working endpoint, or the ones that do would wait in the
- * window's set-up for the ones that do not.  A rank whose network failed says why,
- * once per process. */
-static int net_agree(rmaib_win_t *w, int mine, int net_failed)
+int rmaib_transport_forces_net(void)
+{
+    return strcmp(rmaib_config.transport, "ofi") == 0;
+}
+
+static int needs_net(const rmaib_win_t *w)
+{
+    return rmaib_transport_forces_net() || w->nnodes > 1;
+}
+
+/* A rank whose network failed says why, once per process; every rank must then
+ * learn it (the caller's agreement), or the ones whose endpoint works would wait
+ * in the window's set-up for the ones whose does not. */
+int rmaib_transport_prepare(rmaib_win_t *w)
 {
     static int said;
-    int rc = rmaib_host_agree(w->hcomm, w->nranks, mine);
-    if (net_failed && !said) {
+    const rmaib_tp_ops_t *net = NULL;
+
+    if (w->nnodes > 1 && strcmp(rmaib_config.transport, "shm") == 0) {
+        if (w->rank == 0)
+            rmaib_host_say("rmaib: this window spans %d nodes and RMAIB_TRANSPORT=shm "
+                           "cannot reach them all", w->nnodes);
+        return RMAIB_ERR_TRANSPORT;     /* (every rank sees the same nodes) */
+    }
+    if (!needs_net(w))
+        return RMAIB_OK;
+    int rc = network_backend(&net);
+    if (rc == RMAIB_ERR_TRANSPORT && !said) {
         said = 1;
         rmaib_host_say("rmaib: the ofi network backend cannot start: %s; a job within one "
                        "node runs without it with RMAIB_TRANSPORT=shm", net_failure());
@@ -87,31 +107,10 @@ static int net_agree(rmaib_win_t *w, int mine, int net_failed)
     return rc;
 }
 
-int rmaib_transport_forces_net(void)
+void rmaib_transport_assign(rmaib_win_t *w)
 {
-    return strcmp(rmaib_config.transport, "ofi") == 0;
-}
-
-int rmaib_transport_choose(rmaib_win_t *w, int mine)
-{
-    const char *mode = rmaib_config.transport;
     int force_net = rmaib_transport_forces_net();
-    const rmaib_tp_ops_t *net = NULL;
-    int rc = mine;
-
-    if (rc == RMAIB_OK && w->nnodes > 1 && strcmp(mode, "shm") == 0) {
-        if (w->rank == 0)
-            rmaib_host_say("rmaib: this window spans %d nodes and RMAIB_TRANSPORT=shm "
-                           "cannot reach them all", w->nnodes);
-        rc = RMAIB_ERR_TRANSPORT;       /* (every rank sees the same nodes) */
-    }
-    int net_rc = RMAIB_OK;
-    if (rc == RMAIB_OK && (force_net || w->nnodes > 1))
-        rc = net_rc = network_backend(&net);
-    rc = net_agree(w, rc, net_rc == RMAIB_ERR_TRANSPORT);
-    if (rc != RMAIB_OK)
-        return rc;
-
+    const rmaib_tp_ops_t *net = needs_net(w) ? backend_of(RMAIB_TP_NET) : NULL;
     const rmaib_tp_ops_t *node = backend_of(RMAIB_TP_NODE);
     w->tp_local = force_net ? net : node;
     w->tp_remote = net;
@@ -125,7 +124,6 @@ int rmaib_transport_choose(rmaib_win_t *w, int mine)
     w->tps[w->ntps++] = w->tp_local;
     if (w->nnodes > 1 && net != w->tp_local)
         w->tps[w->ntps++] = net;
-    return RMAIB_OK;
 }
 
 int rmaib_transport_win_init(rmaib_win_t *w)

@@ -185,12 +185,14 @@ int rmaib_transport_set_net_for_test(const rmaib_tp_ops_t *ops);
 /* Process-wide set-up of the transport layer: waits serve the backends from now on. */
 void rmaib_transport_init(void);
 
-/* Collective: pick the transports for node-local and other peers and the atomics
- * transport, starting the network if the window needs it, and agree on that and on
- * mine (an error of the caller's set-up) before anyone goes on; then, once the peer
- * table holds the node-local ranks, run each backend's win_init.  Called from
- * rmaib_win_create. */
-int rmaib_transport_choose(rmaib_win_t *win, int mine);
+/* Creation's choice of the transports for node-local and other peers and of the
+ * atomics transport, in two halves (win_exchange.c): the local part, starting the
+ * network where the window needs it, whose error every rank must learn (or those
+ * whose endpoint works would wait for those whose does not); and, once agreed,
+ * the choice.  Then, once the peer table holds the node-local ranks, each
+ * backend's win_init. */
+int rmaib_transport_prepare(rmaib_win_t *win);
+void rmaib_transport_assign(rmaib_win_t *win);
 /* RMAIB_TRANSPORT=ofi: every peer, node-local ones too, over the network. */
 int rmaib_transport_forces_net(void);
 int rmaib_transport_win_init(rmaib_win_t *win);

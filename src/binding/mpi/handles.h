@@ -19,6 +19,7 @@
 typedef struct rmaib_mpi_dup {
     MPI_Comm comm;
     int refs;
+    rmaib_comm_dir_t *dir;  /* what the first window learnt of the ranks */
 } rmaib_mpi_dup_t;
 
 typedef struct rmaib_mpi_win {

@@ -54,6 +54,7 @@ static void dup_release(rmaib_mpi_dup_t *d)
     pthread_mutex_unlock(&dup_lock);
     if (last) {
         PMPI_Comm_free(&d->comm);
+        rmaib_comm_dir_free(d->dir);
         free(d);
     }
 }
@@ -102,6 +103,7 @@ static int dup_acquire_locked(MPI_Comm comm, rmaib_mpi_dup_t **out, int nomem)
         return rc;
     }
     d->refs = 1;
+    d->dir = NULL;
     /* MPI_COMM_SELF and MPI_COMM_WORLD keep theirs until MPI_Finalize. */
     if (PMPI_Comm_set_attr(comm, dup_keyval, d) == MPI_SUCCESS)
         d->refs++;
@@ -127,6 +129,7 @@ static int create_core(rmaib_mpi_win_t *bw, int flavor, MPI_Aint size, int disp_
         .flavor = flavor, .hcomm = &bw->dup->comm, .rank = rank, .nranks = nranks,
         .base = base, .size = (size_t) size, .disp_unit = disp_unit,
         .lock_alg = rmaib_config.lock_alg, .status = nomem ? RMAIB_ERR_NO_MEM : RMAIB_OK,
+        .comm_dir = &bw->dup->dir,
     };
     (void) rmaib_mpi_notify_class();   /* the same value on every process */
     rmaib_mpi_win_info(info, &a.lock_alg, &a.noncontig, &a.max_notify);
