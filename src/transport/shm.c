@@ -198,6 +198,33 @@ static int shm_segment(rmaib_win_t *w, shm_win_t *s, shm_hello_t *hello, shm_hel
     return rc;
 }
 
+/* No rank shares a node (each is its node's only rank): the segment is ours
+ * alone, and it needs no exchange, only the agreement that every rank made its
+ * own (with the named fallback where a memfd failed). */
+static int shm_segment_alone(rmaib_win_t *w, shm_win_t *s, int status)
+{
+    int rc = status;
+    for (int named = 0; rc == RMAIB_OK && named < 2; named++) {
+        shm_hello_t hello = { .status = RMAIB_OK };
+        int fd = shm_create(s, &hello, named);
+        rc = hello.status == RMAIB_OK ? shm_map(s, fd, hello.name) : hello.status;
+        if (fd >= 0)
+            close(fd);
+        if (named && hello.name[0])
+            shm_unlink(hello.name);
+        if (rc == RMAIB_OK)
+            break;
+        if (!named)
+            rc = RMAIB_OK;      /* the named fallback next */
+    }
+    rc = agree(w, rc);
+    if (rc != RMAIB_OK && s->seg) {
+        munmap(s->seg, s->seg_size);
+        s->seg = NULL;
+    }
+    return rc;
+}
+
 /* Does this window reach a local peer's memory with process_vm_* (memory the user
  * brought, or the collective buffers of cma_peers), on a kernel whose Yama lets
  * only named processes do that to us? */
@@ -396,7 +423,8 @@ static int shm_win_init(rmaib_win_t *w)
 
     shm_win_t *s = calloc(1, sizeof *s + sizeof(shm_peer_t) * (size_t) w->nlocal);
     data_off = calloc((size_t) w->nlocal, sizeof *data_off);
-    if (p > RMAIB_SMALL_GROUP)
+    int alone = w->nnodes == p;
+    if (p > RMAIB_SMALL_GROUP && !alone)
         hellos = malloc(sizeof *hellos * (size_t) p);
     if (!s || !data_off || !hellos)
         hello.status = hello.status != RMAIB_OK ? hello.status : RMAIB_ERR_NO_MEM;
@@ -411,9 +439,10 @@ static int shm_win_init(rmaib_win_t *w)
         rmaib_ancestors(hello.anc);
     /* A rank out of memory joins the exchange with its error; in a large group,
      * where it may have no buffer for it, all agree first. */
-    rc = p > RMAIB_SMALL_GROUP ? agree(w, hello.status) : RMAIB_OK;
     int retry = 0, mine = hello.status;
-    if (rc == RMAIB_OK)
+    if (alone)
+        rc = shm_segment_alone(w, s, hello.status);
+    else if ((rc = p > RMAIB_SMALL_GROUP ? agree(w, hello.status) : RMAIB_OK) == RMAIB_OK)
         rc = shm_segment(w, s, &hello, hellos, leader, 0, &retry);
     if (rc != RMAIB_OK && retry) {      /* every rank saw the same: all try a named one */
         hello.status = mine;
