@@ -218,7 +218,7 @@ static int shm_segment_alone(rmaib_win_t *w, shm_win_t *s, int status)
             rc = RMAIB_OK;      /* the named fallback next */
     }
     rc = agree(w, rc);
-    if (rc != RMAIB_OK && s->seg) {
+    if (rc != RMAIB_OK && s && s->seg) {       /* (s: NULL if this rank ran out) */
         munmap(s->seg, s->seg_size);
         s->seg = NULL;
     }
