@@ -121,14 +121,16 @@ static int dup_acquire(MPI_Comm comm, rmaib_mpi_dup_t **out, int nomem)
 
 /* ---------------------------------------------------------------- creation */
 
-/* rmaib's window behind bw, with the lock algorithm and layout the info asks for. */
+/* rmaib's window behind bw, with the lock algorithm and layout the info asks for;
+ * failed: this rank is out of memory, or its shadow failed, and the creation then
+ * fails on every rank with one class. */
 static int create_core(rmaib_mpi_win_t *bw, int flavor, MPI_Aint size, int disp_unit,
-                       MPI_Info info, void *base, int rank, int nranks, int nomem)
+                       MPI_Info info, void *base, int rank, int nranks, int failed)
 {
     rmaib_win_args_t a = {
         .flavor = flavor, .hcomm = &bw->dup->comm, .rank = rank, .nranks = nranks,
         .base = base, .size = (size_t) size, .disp_unit = disp_unit,
-        .lock_alg = rmaib_config.lock_alg, .status = nomem ? RMAIB_ERR_NO_MEM : RMAIB_OK,
+        .lock_alg = rmaib_config.lock_alg, .status = failed ? RMAIB_ERR_NO_MEM : RMAIB_OK,
         .comm_dir = &bw->dup->dir,
     };
     (void) rmaib_mpi_notify_class();   /* the same value on every process */
@@ -139,12 +141,6 @@ static int create_core(rmaib_mpi_win_t *bw, int flavor, MPI_Aint size, int disp_
     return rerr == RMAIB_OK ? MPI_SUCCESS : rmaib_mpi_code(rerr);
 }
 
-/* The host's window that stands for bw (it carries names, keyvals, error handlers).
- * The shadow is local, and it can fail on some ranks only: with MPICH each one
- * takes a context id, of which a process has 2048, so a rank holding more
- * communicators than its peers runs out first.  Every rank learns the worst
- * class, so all fail together and free rmaib's window (a collective call)
- * together; a rank that failed alone had waited in that free for the others. */
 /* What the host is given in place of the user's info: a copy (MPI_INFO_NULL if none
  * or out of memory), which the caller frees.  MPICH 4.0.2 parses accumulate_ordering
  * with strtok in the object it is given, leaving "rar" of "rar,raw,war,waw". */
@@ -156,9 +152,15 @@ static MPI_Info host_info(MPI_Info info)
     return copy;
 }
 
+/* The host's window that stands for bw (it carries names, keyvals, error handlers).
+ * The shadow is local, and it can fail on some ranks only: with MPICH each one
+ * takes a context id, of which a process has 2048, so a rank holding more
+ * communicators than its peers runs out first.  It is made first, and the core's
+ * creation carries its failure: every rank fails together (a rank that failed
+ * alone had waited in the collective free of rmaib's window for the others). */
 static int create_shadow(rmaib_mpi_win_t *bw, MPI_Info info, MPI_Win adopt, int *inserted)
 {
-    int mine = MPI_SUCCESS, worst = MPI_SUCCESS, rc = MPI_SUCCESS;
+    int rc = MPI_SUCCESS;
     /* The netmod's host window is the one being created: rmaib stands behind it. */
     if (adopt != MPI_WIN_NULL) {
         bw->shadow = adopt;
@@ -177,12 +179,7 @@ static int create_shadow(rmaib_mpi_win_t *bw, MPI_Info info, MPI_Win adopt, int 
             PMPI_Info_free(&copy);
     }
     *inserted = rc == MPI_SUCCESS && (rc = rmaib_mpi_win_insert(bw)) == MPI_SUCCESS;
-    if (rc != MPI_SUCCESS)
-        PMPI_Error_class(rc, &mine);
-    int arc = rmaib_mpi_host_allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, bw->comm);
-    if (arc == MPI_SUCCESS && worst == MPI_SUCCESS)
-        return MPI_SUCCESS;
-    return rc != MPI_SUCCESS ? rc : arc != MPI_SUCCESS ? arc : worst;
+    return rc;
 }
 
 /* The predefined attributes rmaib answers itself. */
@@ -242,10 +239,9 @@ int rmaib_mpi_win_create(int flavor, MPI_Aint size, MPI_Aint disp_unit, MPI_Info
     /* Build the predefined-type table now, not in a window's first operation: a
      * latency loop's warm-up should not pay for flattening every named type. */
     (void) rmaib_mpi_layout_named(MPI_BYTE);
-    rc = create_core(bw, flavor, size, (int) disp_unit, info, base, rank, nranks, nomem);
-    if (rc != MPI_SUCCESS)
-        goto fn_fail;
-    rc = create_shadow(bw, info, adopt, &inserted);
+    int shadow_rc = nomem ? MPI_ERR_NO_MEM : create_shadow(bw, info, adopt, &inserted);
+    rc = create_core(bw, flavor, size, (int) disp_unit, info, base, rank, nranks,
+                     shadow_rc != MPI_SUCCESS);
     if (rc != MPI_SUCCESS)
         goto fn_fail;
 
