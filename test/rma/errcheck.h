@@ -43,6 +43,7 @@ static inline const char *errclass_name(int c)
     case MPI_ERR_INTERN: return "MPI_ERR_INTERN";
     case MPI_ERR_BUFFER: return "MPI_ERR_BUFFER";
     case MPI_ERR_SIZE: return "MPI_ERR_SIZE";
+    case MPI_ERR_NO_MEM: return "MPI_ERR_NO_MEM";
     default: return "another class";
     }
 }
