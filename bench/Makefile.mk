@@ -12,12 +12,14 @@ bench_programs = \
 	bench/lock_contention bench/lock_sync bench/epoch_cost bench/overlap bench/core3 \
 	bench/flush_visible \
 	bench/osu_allreduce bench/osu_allgather bench/osu_alltoall bench/coll_floor \
-	bench/startup bench/ring_scale
+	bench/startup bench/ring_scale bench/win_churn
 
 noinst_PROGRAMS += $(bench_programs)
 
 bench_ring_scale_SOURCES = bench/ring_scale.c
 bench_ring_scale_LDADD = $(MPI_LIBS)
+bench_win_churn_SOURCES = bench/win_churn.c
+bench_win_churn_LDADD = $(MPI_LIBS)
 bench_osu_put_latency_SOURCES = bench/osu_put_latency.c $(BENCH_COMMON)
 bench_osu_put_latency_LDADD = $(MPI_LIBS)
 bench_osu_get_latency_SOURCES = bench/osu_get_latency.c $(BENCH_COMMON)
