@@ -36,6 +36,17 @@ test_unit_ofi_peers_SOURCES = test/unit/ofi_peers.c
 test_unit_ofi_peers_CPPFLAGS = $(CORE_CPPFLAGS) $(OFI_CFLAGS)
 test_unit_ofi_peers_LDADD = librmaib-core.la -lpthread
 
+if RMAIB_HAVE_OFI
+unit_tests += test/unit/fi_loader
+endif
+
+# The libfabric loader built as against libfabric 2.x's headers (a fabric.h of major
+# version 2 in test/unit/fi2): it must still open libfabric.so.1.
+test_unit_fi_loader_SOURCES = test/unit/fi_loader.c src/transport/ofi/loader.c \
+	test/unit/fi2/rdma/fabric.h
+test_unit_fi_loader_CPPFLAGS = -I$(srcdir)/test/unit/fi2 $(CORE_CPPFLAGS) $(OFI_CFLAGS)
+test_unit_fi_loader_LDADD = $(RMAIB_DL_LIBS)
+
 unit_tests += test/unit/sock_wait
 
 # The progress thread's sleep on tcp's sockets: wake-ups, which sockets count, the

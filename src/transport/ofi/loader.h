@@ -22,8 +22,8 @@ struct rmaib_fi_api {
 
 extern struct rmaib_fi_api rmaib_fi __attribute__((visibility("hidden")));
 
-/* Open libfabric (name: a file or soname; NULL: libfabric.so.N, N its headers' major
- * version) and resolve the table: 0, or -1 with the reason (the library and
+/* Open libfabric (name: a file or soname; NULL: libfabric.so.1, the soname of 1.x
+ * and 2.x alike) and resolve the table: 0, or -1 with the reason (the library and
  * dlerror's words) in why.  Idempotent.  Once open it stays open: dlclose runs
  * libfabric's fi_fini, which leaves some of its own allocations behind (LSan sees
  * them), and a later network window would pay the load again. */
