@@ -104,6 +104,14 @@ int rmaib_transport_prepare(rmaib_win_t *w)
         rmaib_host_say("rmaib: the ofi network backend cannot start: %s; a job within one "
                        "node runs without it with RMAIB_TRANSPORT=shm", net_failure());
     }
+    /* (its names carry no host: a remote one would reach nobody, or a local process
+     * with the same pid) */
+    if (rc == RMAIB_OK && w->nnodes > 1 && net->local_only && net->local_only()) {
+        if (w->rank == 0)
+            rmaib_host_say("rmaib: this window spans %d nodes and the network provider "
+                           "reaches this host only (RMAIB_OFI_PROVIDER)", w->nnodes);
+        rc = RMAIB_ERR_TRANSPORT;       /* (every rank sees the same nodes) */
+    }
     return rc;
 }
 

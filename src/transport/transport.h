@@ -52,12 +52,15 @@ typedef struct rmaib_tp_ops {
      * failure().  A failure is remembered: later calls fail at once, alike.
      * atomics_on_cpu: does the backend apply peers' atomics on this host with CPU
      * atomic instructions (so ours meet them safely on a word we can map)?
+     * local_only: does it reach this host only (a window spanning nodes cannot
+     * use it)?
      * wants_polling: do peers' requests move only while this process polls?
      * poll_enter/poll_leave: another thread polls from now until the leave, so a
      * progress thread may park.  finalize: tear down (windows must be gone). */
     int (*start)(void);
     const char *(*failure)(void);
     int (*atomics_on_cpu)(void);
+    int (*local_only)(void);
     int (*wants_polling)(void);
     void (*poll_enter)(void);
     void (*poll_leave)(void);

@@ -51,6 +51,21 @@ static int stream_placed(const struct fi_info *info)
     return core_provider_in(info, stream, sizeof stream / sizeof stream[0]);
 }
 
+/* A provider that reaches only this host: one that says so (FI_LOCAL_COMM without
+ * FI_REMOTE_COMM), or shm and sm2, whose names (fi_shm://pid...) carry no host and
+ * which in libfabric 1.17 say neither. */
+static int local_only(const struct fi_info *info)
+{
+    static const char *const local[] = { "shm", "sm2" };
+    uint64_t c = info->caps & (FI_LOCAL_COMM | FI_REMOTE_COMM);
+    return c == FI_LOCAL_COMM || (c == 0 && core_provider_in(info, local, 2));
+}
+
+int rmaib_ofi_local_only(void)
+{
+    return atomic_load(&ofi.up) && ofi.local_only;
+}
+
 int rmaib_ofi_atomics_on_cpu(void)
 {
     return atomic_load(&ofi.up) && software_atomics(ofi.info);
@@ -257,6 +272,7 @@ static int read_traits(struct fi_info *info, int dc)
     ofi.prov_key = (mr & FI_MR_PROV_KEY) != 0;
     ofi.mr_endpoint = (mr & FI_MR_ENDPOINT) != 0;
     ofi.delivery_complete = dc;
+    ofi.local_only = local_only(info);
     ofi.inject_size = info->tx_attr->inject_size;
     ofi.max_msg = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : (size_t) 1 << 30;
     if (ofi.max_msg > POOL_MAX)

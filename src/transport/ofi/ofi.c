@@ -75,6 +75,7 @@ const rmaib_tp_ops_t rmaib_ofi_ops = {
     .start = rmaib_ofi_init,
     .failure = rmaib_ofi_failure,
     .atomics_on_cpu = rmaib_ofi_atomics_on_cpu,
+    .local_only = rmaib_ofi_local_only,
     .wants_polling = rmaib_ofi_wants_polling,
     .poll_enter = rmaib_progress_thread_hold,
     .poll_leave = rmaib_progress_thread_release,

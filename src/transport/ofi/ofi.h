@@ -23,6 +23,8 @@ int rmaib_ofi_progress_wait(int timeout_ms);
  * instructions (libfabric's util atomics, built on the compiler's __atomic
  * builtins)?  tcp, sockets, udp and shm, under ofi_rxm or ofi_rxd or alone. */
 int rmaib_ofi_atomics_on_cpu(void);
+/* Does the provider reach only this host (shm)?  Then no window spanning nodes. */
+int rmaib_ofi_local_only(void);
 /* Is the endpoint up, on a provider whose peers' requests move only when we poll? */
 int rmaib_ofi_wants_polling(void);
 /* Wake a thread blocked in rmaib_ofi_progress_wait. */

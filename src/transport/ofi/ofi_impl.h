@@ -195,6 +195,7 @@ struct ofi_state {
     size_t waw_size;            /* writes up to this size land in the order posted */
     int cq_wait;                /* the CQ has a wait object: fi_cq_sread works */
     int sock_wait;              /* the thread sleeps on tcp's sockets (sock_wait.c) */
+    int local_only;             /* the provider reaches this host only (shm) */
     int amo;                    /* control-word atomics executed by the target (see top) */
     int amo_only;               /* the provider has no atomics: the target applies them all */
     int thread;                 /* the progress thread runs */
