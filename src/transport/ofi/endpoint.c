@@ -253,20 +253,29 @@ static int want_thread(void)
 }
 
 /* Does the domain do 64-bit fetch-add and compare-swap?  Asked before the endpoint
- * exists: the answer decides the progress thread, which the CQ is opened for.  A
- * provider without atomics (net) returns -FI_ENOSYS; one that answers yes here is
- * checked again on the endpoint (valid64). */
+ * exists: the answer decides the progress thread, which the CQ is opened for.  1 or
+ * 0; -1 where the domain cannot say (-FI_ENOSYS: opx has atomics but no
+ * query_atomic, net has neither), for the endpoint to answer (check_atomics).
+ * A yes is checked again on the endpoint (valid64). */
 static int domain_atomics64(void)
 {
     struct fi_atomic_attr a;
-    return fi_query_atomic(ofi.domain, FI_UINT64, FI_SUM, &a, FI_FETCH_ATOMIC) == 0
-        && fi_query_atomic(ofi.domain, FI_UINT64, FI_CSWAP, &a, FI_COMPARE_ATOMIC) == 0;
+    int add = fi_query_atomic(ofi.domain, FI_UINT64, FI_SUM, &a, FI_FETCH_ATOMIC);
+    int cas = fi_query_atomic(ofi.domain, FI_UINT64, FI_CSWAP, &a, FI_COMPARE_ATOMIC);
+    if (add == -FI_ENOSYS && cas == -FI_ENOSYS)
+        return -1;
+    return add == 0 && cas == 0;
 }
 
 /* What the provider's info says about registration, sizes and ordering. */
 static int read_traits(struct fi_info *info, int dc)
 {
     uint64_t mr = info->domain_attr->mr_mode;
+    /* Such a provider writes its own state into each operation's context, which here
+     * is a tagged pointer (ofi_impl.h), not an fi_context: refused, not corrupted. */
+    if (info->mode & (FI_CONTEXT | FI_CONTEXT2))
+        return fail("it needs mode %s, an fi_context in every operation's context",
+                    info->mode & FI_CONTEXT2 ? "FI_CONTEXT2" : "FI_CONTEXT");
     ofi.mr_local = (mr & FI_MR_LOCAL) != 0 || rmaib_config.ofi_mr_local;
     ofi.virt_addr = (mr & FI_MR_VIRT_ADDR) != 0;
     ofi.prov_key = (mr & FI_MR_PROV_KEY) != 0;
@@ -318,7 +327,9 @@ static int choose_progress(const struct fi_info *info, int *mailbox)
      * which needs remote CQ data, 32-byte injects and someone reading our CQ. */
     *mailbox = software_atomics(info) && info->domain_attr->cq_data_size >= sizeof(uint64_t)
         && ofi.inject_size >= sizeof(rmaib_amo_req_t);
-    ofi.amo_only = !domain_atomics64();
+    int dom = domain_atomics64();
+    ofi.atomics_unknown = dom < 0;
+    ofi.amo_only = dom == 0;
     if (ofi.amo_only && !*mailbox)
         return fail("no 64-bit fetch-add and compare-swap");
     if (ofi.amo_only && rmaib_config.ofi_provider_atomics)
@@ -371,7 +382,16 @@ static int open_endpoint(struct fi_info *info)
 /* The endpoint's atomics, and whether control-word atomics go by the mailbox. */
 static int check_atomics(int mailbox)
 {
-    if (!ofi.amo_only && (!valid64(1, FI_SUM) || !valid64(2, FI_CSWAP)))
+    int have = valid64(1, FI_SUM) && valid64(2, FI_CSWAP);
+    /* A domain that could not say: the endpoint's answer stands, and without atomics
+     * the mailbox serves, where progress is manual anyway (the progress thread and
+     * the CQ were chosen for that). */
+    if (ofi.atomics_unknown && !have && mailbox && ofi.manual
+        && !rmaib_config.ofi_provider_atomics) {
+        ofi.amo_only = 1;
+        have = 1;
+    }
+    if (!ofi.amo_only && !have)
         return fail("no 64-bit fetch-add and compare-swap");
     ofi.have_read = valid64(1, FI_ATOMIC_READ);
     ofi.have_write = valid64(0, FI_ATOMIC_WRITE);

@@ -1,0 +1,137 @@
+/*
+ * fishim: a stand-in libfabric (RMAIB_OFI_LIBRARY=test/ofi_shim/.libs/libfishim.so)
+ * that forwards the six functions rmaib's loader resolves to this machine's
+ * libfabric.so.1 and bends what a provider reports, to imitate providers this
+ * machine has not (the fabrics issue):
+ *   FISHIM_MODE=FI_CONTEXT,FI_CONTEXT2,FI_ASYNC_IOV  mode bits ORed into every
+ *       fi_info returned (opx returns FI_ASYNC_IOV whatever the hints say);
+ *   FISHIM_NO_QUERY_ATOMIC=1  the domain's query_atomic gives -FI_ENOSYS, as opx's,
+ *       which has atomics but no query_atomic.
+ * Everything else is the real provider's (its ops tables come back from fi_fabric).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_domain.h>
+
+static struct {
+    void *h;
+    int (*getinfo)(uint32_t, const char *, const char *, uint64_t, const struct fi_info *,
+                   struct fi_info **);
+    void (*freeinfo)(struct fi_info *);
+    struct fi_info *(*dupinfo)(const struct fi_info *);
+    int (*fabric)(struct fi_fabric_attr *, struct fid_fabric **, void *);
+    const char *(*strerror)(int);
+    char *(*tostr)(const void *, enum fi_type);
+} real;
+
+static void load(void)
+{
+    if (real.h)
+        return;
+    real.h = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!real.h)
+        abort();
+    *(void **) &real.getinfo = dlsym(real.h, "fi_getinfo");
+    *(void **) &real.freeinfo = dlsym(real.h, "fi_freeinfo");
+    *(void **) &real.dupinfo = dlsym(real.h, "fi_dupinfo");
+    *(void **) &real.fabric = dlsym(real.h, "fi_fabric");
+    *(void **) &real.strerror = dlsym(real.h, "fi_strerror");
+    *(void **) &real.tostr = dlsym(real.h, "fi_tostr");
+}
+
+static uint64_t env_mode(void)
+{
+    static const struct { const char *name; uint64_t bit; } bits[] = {
+        { "FI_CONTEXT", FI_CONTEXT }, { "FI_CONTEXT2", FI_CONTEXT2 },
+        { "FI_ASYNC_IOV", FI_ASYNC_IOV },
+    };
+    const char *e = getenv("FISHIM_MODE");
+    char buf[256], *save = NULL;
+    uint64_t m = 0;
+    snprintf(buf, sizeof buf, "%s", e ? e : "");
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
+            if (!strcmp(t, bits[i].name))
+                m |= bits[i].bit;
+    return m;
+}
+
+int fi_getinfo(uint32_t version, const char *node, const char *service, uint64_t flags,
+               const struct fi_info *hints, struct fi_info **info)
+{
+    load();
+    int rc = real.getinfo(version, node, service, flags, hints, info);
+    for (struct fi_info *i = rc == 0 ? *info : NULL; i; i = i->next)
+        i->mode |= env_mode();
+    return rc;
+}
+
+void fi_freeinfo(struct fi_info *info)
+{
+    load();
+    real.freeinfo(info);
+}
+
+struct fi_info *fi_dupinfo(const struct fi_info *info)
+{
+    load();
+    return real.dupinfo(info);
+}
+
+const char *fi_strerror(int errnum)
+{
+    load();
+    return real.strerror(errnum);
+}
+
+char *fi_tostr(const void *data, enum fi_type datatype)
+{
+    load();
+    return real.tostr(data, datatype);
+}
+
+/* The domain's ops, copied with query_atomic replaced; and the fabric's, with the
+ * domain call replaced to install them (one fabric and domain per process). */
+static struct fi_ops_domain dom_ops;
+static struct fi_ops_fabric fab_ops;
+static int (*real_domain)(struct fid_fabric *, struct fi_info *, struct fid_domain **, void *);
+
+static int no_query_atomic(struct fid_domain *d, enum fi_datatype t, enum fi_op op,
+                           struct fi_atomic_attr *attr, uint64_t flags)
+{
+    (void) d, (void) t, (void) op, (void) attr, (void) flags;
+    return -FI_ENOSYS;
+}
+
+static int shim_domain(struct fid_fabric *f, struct fi_info *info, struct fid_domain **d,
+                       void *ctx)
+{
+    int rc = real_domain(f, info, d, ctx);
+    if (rc == 0) {
+        size_t n = (*d)->ops->size < sizeof dom_ops ? (*d)->ops->size : sizeof dom_ops;
+        memcpy(&dom_ops, (*d)->ops, n);
+        dom_ops.query_atomic = no_query_atomic;
+        (*d)->ops = &dom_ops;
+    }
+    return rc;
+}
+
+int fi_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context)
+{
+    load();
+    int rc = real.fabric(attr, fabric, context);
+    const char *e = getenv("FISHIM_NO_QUERY_ATOMIC");
+    if (rc == 0 && e && *e == '1') {
+        size_t n = (*fabric)->ops->size < sizeof fab_ops ? (*fabric)->ops->size : sizeof fab_ops;
+        memcpy(&fab_ops, (*fabric)->ops, n);
+        real_domain = fab_ops.domain;
+        fab_ops.domain = shim_domain;
+        (*fabric)->ops = &fab_ops;
+    }
+    return rc;
+}
