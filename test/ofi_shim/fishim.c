@@ -6,7 +6,9 @@
  *   FISHIM_MODE=FI_CONTEXT,FI_CONTEXT2,FI_ASYNC_IOV  mode bits ORed into every
  *       fi_info returned (opx returns FI_ASYNC_IOV whatever the hints say);
  *   FISHIM_NO_QUERY_ATOMIC=1  the domain's query_atomic gives -FI_ENOSYS, as opx's,
- *       which has atomics but no query_atomic.
+ *       which has atomics but no query_atomic;
+ *   FISHIM_AS=NAME  a request for provider NAME (efa, cxi...) is served by
+ *       tcp;ofi_rxm under that name, so the choice among providers can be seen.
  * Everything else is the real provider's (its ops tables come back from fi_fabric).
  */
 #define _GNU_SOURCE
@@ -65,7 +67,24 @@ int fi_getinfo(uint32_t version, const char *node, const char *service, uint64_t
                const struct fi_info *hints, struct fi_info **info)
 {
     load();
-    int rc = real.getinfo(version, node, service, flags, hints, info);
+    const char *as = getenv("FISHIM_AS");
+    int rc;
+    if (as && *as && hints && hints->fabric_attr && hints->fabric_attr->prov_name
+        && !strcmp(hints->fabric_attr->prov_name, as)) {
+        struct fi_info *h = real.dupinfo(hints);
+        if (!h)
+            return -FI_ENOMEM;
+        free(h->fabric_attr->prov_name);
+        h->fabric_attr->prov_name = strdup("tcp;ofi_rxm");
+        rc = real.getinfo(version, node, service, flags, h, info);
+        real.freeinfo(h);
+        for (struct fi_info *i = rc == 0 ? *info : NULL; i; i = i->next) {
+            free(i->fabric_attr->prov_name);
+            i->fabric_attr->prov_name = strdup(as);
+        }
+    } else {
+        rc = real.getinfo(version, node, service, flags, hints, info);
+    }
     for (struct fi_info *i = rc == 0 ? *info : NULL; i; i = i->next)
         i->mode |= env_mode();
     return rc;
@@ -95,11 +114,32 @@ char *fi_tostr(const void *data, enum fi_type datatype)
     return real.tostr(data, datatype);
 }
 
-/* The domain's ops, copied with query_atomic replaced; and the fabric's, with the
- * domain call replaced to install them (one fabric and domain per process). */
+/* The domain's ops, copied with query_atomic (and endpoint) replaced; and the
+ * fabric's, with the domain call replaced to install them (one fabric and domain
+ * per process). */
 static struct fi_ops_domain dom_ops;
 static struct fi_ops_fabric fab_ops;
 static int (*real_domain)(struct fid_fabric *, struct fi_info *, struct fid_domain **, void *);
+static int (*real_endpoint)(struct fid_domain *, struct fi_info *, struct fid_ep **, void *);
+
+/* FISHIM_AS: an info named so goes to the real provider under its own name. */
+static char *real_name(struct fi_fabric_attr *a)
+{
+    const char *as = getenv("FISHIM_AS");
+    char *was = a ? a->prov_name : NULL;
+    if (as && *as && was && !strcmp(was, as))
+        a->prov_name = (char *) "tcp;ofi_rxm";
+    return was;
+}
+
+static int shim_endpoint(struct fid_domain *d, struct fi_info *info, struct fid_ep **ep,
+                         void *ctx)
+{
+    char *was = real_name(info->fabric_attr);
+    int rc = real_endpoint(d, info, ep, ctx);
+    info->fabric_attr->prov_name = was;
+    return rc;
+}
 
 static int no_query_atomic(struct fid_domain *d, enum fi_datatype t, enum fi_op op,
                            struct fi_atomic_attr *attr, uint64_t flags)
@@ -111,11 +151,17 @@ static int no_query_atomic(struct fid_domain *d, enum fi_datatype t, enum fi_op 
 static int shim_domain(struct fid_fabric *f, struct fi_info *info, struct fid_domain **d,
                        void *ctx)
 {
+    const char *e = getenv("FISHIM_NO_QUERY_ATOMIC");
+    char *was = real_name(info->fabric_attr);
     int rc = real_domain(f, info, d, ctx);
+    info->fabric_attr->prov_name = was;
     if (rc == 0) {
         size_t n = (*d)->ops->size < sizeof dom_ops ? (*d)->ops->size : sizeof dom_ops;
         memcpy(&dom_ops, (*d)->ops, n);
-        dom_ops.query_atomic = no_query_atomic;
+        if (e && *e == '1')
+            dom_ops.query_atomic = no_query_atomic;
+        real_endpoint = dom_ops.endpoint;
+        dom_ops.endpoint = shim_endpoint;
         (*d)->ops = &dom_ops;
     }
     return rc;
@@ -124,9 +170,10 @@ static int shim_domain(struct fid_fabric *f, struct fi_info *info, struct fid_do
 int fi_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context)
 {
     load();
+    char *was = real_name(attr);
     int rc = real.fabric(attr, fabric, context);
-    const char *e = getenv("FISHIM_NO_QUERY_ATOMIC");
-    if (rc == 0 && e && *e == '1') {
+    attr->prov_name = was;
+    if (rc == 0) {
         size_t n = (*fabric)->ops->size < sizeof fab_ops ? (*fabric)->ops->size : sizeof fab_ops;
         memcpy(&fab_ops, (*fabric)->ops, n);
         real_domain = fab_ops.domain;

@@ -11,6 +11,8 @@
  *    self window and the rest of MPI still work;
  *  - unneeded (no RMAIB_NODE_SIZE): every window is within the node, and nothing of
  *    libfabric is mapped at the end.
+ * With EXPECT_PROVIDER=NAME (and RMAIB_VERBOSE=1) the world window's line must say
+ * that provider serves (the automatic choice, with fishim imitating NAME).
  * Each case first checks that MPI_Init and a self window mapped no libfabric.
  */
 #include <fcntl.h>
@@ -125,8 +127,18 @@ int main(int argc, char **argv)
         TAP_CHECK(!mapped("libfabric"), "libfabric is mapped after the failure");
         tap_ok("windows within the node and the rest of MPI still work");
     } else {
-        int rc = ring_window(comm);
+        static char said[8192];
+        const char *prov = getenv("EXPECT_PROVIDER");
+        int rc = prov ? create_capturing(comm, said, sizeof said) : ring_window(comm);
         TAP_CHECK(rc == MPI_SUCCESS, "the window on MPI_COMM_WORLD failed (%d)", rc);
+        if (prov) {
+            char want_line[128];
+            snprintf(want_line, sizeof want_line, "ofi provider %s on ", prov);
+            TAP_CHECK(strstr(said, want_line) != NULL, "rmaib did not pick %s: %.300s", prov,
+                      said);
+            tap_ok("with no RMAIB_OFI_PROVIDER the first provider of the list that is here "
+                   "serves: %s", prov);
+        }
         int want = strcmp(expect, "loaded") == 0;
         TAP_CHECK(mapped("libfabric") == want, "libfabric is %smapped after the world window",
                   want ? "not " : "");

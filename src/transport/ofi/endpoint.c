@@ -471,7 +471,10 @@ static void ofi_atexit(void)
 int rmaib_ofi_init(void)
 {
     static int atexit_done;
-    static const char *const automatic[] = { "verbs;ofi_rxm", "tcp;ofi_rxm", "sockets", "shm" };
+    /* Fabrics first (Slingshot, AWS, Omni-Path, Intel Ethernet, InfiniBand), then
+     * the software providers; shm last, as it reaches this host only. */
+    static const char *const automatic[] = { "cxi", "efa", "opx", "psm3", "verbs;ofi_rxm",
+                                             "tcp;ofi_rxm", "sockets", "shm" };
     int rc = RMAIB_OK;
     if (atomic_load(&ofi.up))
         return RMAIB_OK;
