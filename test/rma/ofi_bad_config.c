@@ -6,15 +6,35 @@
  *    fits, MPI_ERR_OTHER (rmaib's message names the provider and says why);
  *  - RMAIB_ASYNC_PROGRESS=maybe EXPECT=arg: not one of auto, 0, 1, MPI_ERR_ARG;
  *  - RMAIB_OFI_ATOMICS=provider EXPECT=other over net, which has no atomics:
- *    MPI_ERR_OTHER.
+ *    MPI_ERR_OTHER;
+ *  - PROVIDER_BY_RANK=A,B EXPECT=other: rank r sets RMAIB_OFI_PROVIDER to the
+ *    (r mod 2)-th name before MPI_Init (its rank from the launcher's environment), so
+ *    ranks run different providers: MPI_ERR_OTHER, not a hang.
  * Each of MPI_Win_allocate, MPI_Win_create and MPI_Win_create_dynamic is tried twice
  * (the second attempt must fail the same way, not half-succeed), with
  * MPI_ERRORS_RETURN on the communicator.
  */
 #include "tap.h"
 
+/* PROVIDER_BY_RANK: this rank's provider, before rmaib reads its variables. */
+static void provider_by_rank(void)
+{
+    const char *list = getenv("PROVIDER_BY_RANK");
+    const char *r = getenv("PMI_RANK") ? getenv("PMI_RANK") : getenv("OMPI_COMM_WORLD_RANK");
+    if (!list || !r)
+        return;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", list);
+    char *comma = strchr(buf, ',');
+    if (comma) {
+        *comma = 0;
+        setenv("RMAIB_OFI_PROVIDER", atoi(r) % 2 ? comma + 1 : buf, 1);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    provider_by_rank();
     tap_init(&argc, &argv);
     const char *e = getenv("EXPECT");
     int want = e && strcmp(e, "arg") == 0 ? MPI_ERR_ARG : MPI_ERR_OTHER;

@@ -16,6 +16,7 @@
 typedef struct ofi_hello {
     int32_t status;
     uint32_t namelen;
+    uint64_t provider;          /* the provider's name and address format, hashed */
     uint64_t data_va, data_key, ctrl_va, ctrl_key, ktab_va, ktab_key, box_va, box_key;
     uint32_t box_wid, pad;
     char name[OFI_NAME_MAX];
@@ -290,6 +291,16 @@ static int win_open_box(ofi_win_t *o, int p, ofi_hello_t *mine, uint64_t key)
  * missing: out of memory).  Our keys are four in a row, the data's first (taken
  * whether or not it registers), so that peer.c keeps one column of them; where every
  * process made the same windows before, one value for all ranks. */
+/* Ranks that picked different providers (RMAIB_OFI_PROVIDER set apart, or a
+ * provider missing on some nodes) would exchange names none can use. */
+static uint64_t provider_id(void)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (const char *c = ofi.info->fabric_attr->prov_name; *c; c++)
+        h = (h ^ (unsigned char) *c) * UINT64_C(0x100000001b3);
+    return h ^ ofi.info->addr_format;
+}
+
 static void win_hello(rmaib_win_t *w, ofi_win_t *o, int have_all, ofi_hello_t *mine)
 {
     const uint64_t remote = FI_REMOTE_READ | FI_REMOTE_WRITE;
@@ -302,6 +313,7 @@ static void win_hello(rmaib_win_t *w, ofi_win_t *o, int have_all, ofi_hello_t *m
     else if (!atomic_load(&ofi.up) || ofi.namelen > OFI_NAME_MAX)
         mine->status = RMAIB_ERR_TRANSPORT;
     if (mine->status == RMAIB_OK) {
+        mine->provider = provider_id();
         memcpy(mine->name, ofi.name, ofi.namelen);
         mine->namelen = (uint32_t) ofi.namelen;
         mine->data_va = (uint64_t) (uintptr_t) w->base;
@@ -395,6 +407,15 @@ int rmaib_ofi_win_init(rmaib_win_t *w)
     for (int r = 0; rc == RMAIB_OK && r < p; r++)
         if (all[r].status != RMAIB_OK)
             rc = all[r].status;
+    for (int r = 0; rc == RMAIB_OK && r < p; r++)
+        if (all[r].provider != all[0].provider) {
+            if (w->rank == 0)
+                rmaib_host_say("rmaib: rank %d of this window runs another libfabric provider "
+                               "than rank 0's %s (or another address format); set "
+                               "RMAIB_OFI_PROVIDER alike on every rank", r,
+                               ofi.info->fabric_attr->prov_name);
+            rc = RMAIB_ERR_TRANSPORT;   /* (every rank sees the same hellos) */
+        }
     if (rc != RMAIB_OK)
         goto fn_fail;
     rc = win_choose_amo(w, o, all);
