@@ -1,11 +1,12 @@
 # src/base: what every layer of the core uses: environment, back-off and clock,
-# the host table, CPU atomics and reduction kernels.
+# the host table, hashing, CPU atomics and reduction kernels.
 librmaib_core_la_SOURCES += \
 	src/base/config.h \
 	src/base/config.c \
 	src/base/backoff.h \
 	src/base/backoff.c \
 	src/base/host.c \
+	src/base/hash.h \
 	src/base/reduce.h \
 	src/base/reduce.c \
 	src/base/atomic_cpu.h \

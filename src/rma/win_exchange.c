@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "rma_impl.h"
 #include "base/config.h"
+#include "base/hash.h"
 #include "rmaib_host.h"
 
 struct rmaib_comm_dir {
@@ -30,14 +31,6 @@ struct rmaib_comm_dir {
     int32_t *local_pids;
 };
 
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ c[i]) * UINT64_C(0x100000001b3);
-    return h;
-}
-
 /* Ranks share memory when they run on one host in one network namespace (two
  * namespaces on one host stand for two nodes in the multi-host test);
  * RMAIB_NODE_SIZE=k cuts the world into simulated nodes of k ranks, except for
@@ -47,7 +40,7 @@ static uint64_t host_key(void)
 {
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    return fnv1a(UINT64_C(0xcbf29ce484222325), host, strlen(host));
+    return rmaib_fnv1a(RMAIB_FNV1A_INIT, host, strlen(host));
 }
 
 static uint64_t node_key(int flavor)
@@ -55,10 +48,10 @@ static uint64_t node_key(int flavor)
     struct stat st;
     uint64_t h = host_key();
     if (stat("/proc/self/ns/net", &st) == 0)
-        h = fnv1a(h, &st.st_ino, sizeof st.st_ino);
+        h = rmaib_fnv1a(h, &st.st_ino, sizeof st.st_ino);
     if (rmaib_config.node_size > 0 && flavor != RMAIB_FLAVOR_SHARED) {
         int sim = rmaib_host_world_rank() / rmaib_config.node_size;
-        h = fnv1a(h, &sim, sizeof sim);
+        h = rmaib_fnv1a(h, &sim, sizeof sim);
     }
     return h;
 }

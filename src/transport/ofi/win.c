@@ -11,6 +11,7 @@
 #include "ofi_impl.h"
 #include "rmaib_host.h"
 #include "base/fault.h"
+#include "base/hash.h"
 
 /* What each rank tells the others at window creation. */
 typedef struct ofi_hello {
@@ -58,15 +59,6 @@ static int same_inet(const struct sockaddr *sa, unsigned len, const char *name, 
     unsigned char a[OFI_INET_KEY], b[OFI_INET_KEY];
     size_t la = inet_key(sa, len, a);
     return la && la == inet_key(name, namelen, b) && memcmp(a, b, la) == 0;
-}
-
-static uint64_t fnv1a(const void *p, size_t n)
-{
-    const unsigned char *c = p;
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ c[i]) * UINT64_C(0x100000001b3);
-    return h;
 }
 
 /* The slot of table t where the entry hashed h is, or the empty one it would go in;
@@ -132,7 +124,7 @@ int rmaib_ofi_socket_is_ours(const struct sockaddr *sa, unsigned len, int local)
     size_t klen = inet_key(sa, len, key), slot;
     if (!klen)
         return 0;
-    uint64_t h = fnv1a(key, klen);
+    uint64_t h = rmaib_fnv1a(RMAIB_FNV1A_INIT, key, klen);
     pthread_mutex_lock(&addr_lock);
     int ours = 0;
     if (ofi.addr_slots) {
@@ -148,7 +140,7 @@ int rmaib_ofi_socket_is_ours(const struct sockaddr *sa, unsigned len, int local)
  * *idx is its entry. */
 static int lookup_addr_locked(const char *name, size_t len, fi_addr_t *fa, size_t *idx)
 {
-    uint64_t h = fnv1a(name, len);
+    uint64_t h = rmaib_fnv1a(RMAIB_FNV1A_INIT, name, len);
     size_t slot;
     if (ofi.addr_slots) {
         ADDR_PROBE(ofi.addr_by_name, h, ofi.addrs[i].hash == h && ofi.addrs[i].len == len
@@ -168,7 +160,7 @@ static int lookup_addr_locked(const char *name, size_t len, fi_addr_t *fa, size_
     e->len = len;
     memcpy(e->name, name, len);
     e->ilen = (uint8_t) inet_key(name, len, e->ikey);
-    e->ihash = fnv1a(e->ikey, e->ilen);
+    e->ihash = rmaib_fnv1a(RMAIB_FNV1A_INIT, e->ikey, e->ilen);
     e->fa = *fa;
     *idx = ofi.naddrs++;
     addr_index(*idx);
@@ -286,21 +278,19 @@ static int win_open_box(ofi_win_t *o, int p, ofi_hello_t *mine, uint64_t key)
     return rc;
 }
 
+/* Ranks that picked different providers (RMAIB_OFI_PROVIDER set apart, or a
+ * provider missing on some nodes) would exchange names none can use. */
+static uint64_t provider_id(void)
+{
+    const char *name = ofi.info->fabric_attr->prov_name;
+    return rmaib_fnv1a(RMAIB_FNV1A_INIT, name, strlen(name)) ^ ofi.info->addr_format;
+}
+
 /* Register what the peers reach, and say so in mine: the endpoint's name and the
  * keys, or in status why this rank cannot take part (o or the exchange's buffer
  * missing: out of memory).  Our keys are four in a row, the data's first (taken
  * whether or not it registers), so that peer.c keeps one column of them; where every
  * process made the same windows before, one value for all ranks. */
-/* Ranks that picked different providers (RMAIB_OFI_PROVIDER set apart, or a
- * provider missing on some nodes) would exchange names none can use. */
-static uint64_t provider_id(void)
-{
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
-    for (const char *c = ofi.info->fabric_attr->prov_name; *c; c++)
-        h = (h ^ (unsigned char) *c) * UINT64_C(0x100000001b3);
-    return h ^ ofi.info->addr_format;
-}
-
 static void win_hello(rmaib_win_t *w, ofi_win_t *o, int have_all, ofi_hello_t *mine)
 {
     const uint64_t remote = FI_REMOTE_READ | FI_REMOTE_WRITE;
