@@ -320,15 +320,16 @@ static int open_domain(struct fi_info *info)
 
 /* Who applies atomics and who moves peers' requests: decided before the CQ is
  * opened, which the progress thread's way of sleeping chooses the wait object of.
- * *mailbox: the provider could carry the mailbox's traffic. */
-static int choose_progress(const struct fi_info *info, int *mailbox)
+ * *mailbox: the provider could carry the mailbox's traffic; *unknown: the domain
+ * cannot say whether it has atomics (check_atomics asks the endpoint). */
+static int choose_progress(const struct fi_info *info, int *mailbox, int *unknown)
 {
     /* Without atomics of its own, a provider runs on the mailbox alone (see ofi.c),
      * which needs remote CQ data, 32-byte injects and someone reading our CQ. */
     *mailbox = software_atomics(info) && info->domain_attr->cq_data_size >= sizeof(uint64_t)
         && ofi.inject_size >= sizeof(rmaib_amo_req_t);
     int dom = domain_atomics64();
-    ofi.atomics_unknown = dom < 0;
+    *unknown = dom < 0;
     ofi.amo_only = dom == 0;
     if (ofi.amo_only && !*mailbox)
         return fail("no 64-bit fetch-add and compare-swap");
@@ -380,13 +381,13 @@ static int open_endpoint(struct fi_info *info)
 }
 
 /* The endpoint's atomics, and whether control-word atomics go by the mailbox. */
-static int check_atomics(int mailbox)
+static int check_atomics(int mailbox, int unknown)
 {
     int have = valid64(1, FI_SUM) && valid64(2, FI_CSWAP);
     /* A domain that could not say: the endpoint's answer stands, and without atomics
      * the mailbox serves, where progress is manual anyway (the progress thread and
      * the CQ were chosen for that). */
-    if (ofi.atomics_unknown && !have && mailbox && ofi.manual
+    if (unknown && !have && mailbox && ofi.manual
         && !rmaib_config.ofi_provider_atomics) {
         ofi.amo_only = 1;
         have = 1;
@@ -434,7 +435,7 @@ static int open_ring(void)
 static int try_provider(const char *prov)
 {
     struct fi_info *info = get_info(prov, 1);
-    int dc = info != NULL, mailbox = 0, rc;
+    int dc = info != NULL, mailbox = 0, unknown = 0, rc;
     if (!dc)
         info = get_info(prov, 0);
     if (!info)
@@ -446,7 +447,7 @@ static int try_provider(const char *prov)
     rc = open_domain(info);
     if (rc != RMAIB_OK)
         goto fn_exit;
-    rc = choose_progress(info, &mailbox);
+    rc = choose_progress(info, &mailbox, &unknown);
     if (rc != RMAIB_OK)
         goto fn_exit;
     rc = open_cq();
@@ -455,7 +456,7 @@ static int try_provider(const char *prov)
     rc = open_endpoint(info);
     if (rc != RMAIB_OK)
         goto fn_exit;
-    rc = check_atomics(mailbox);
+    rc = check_atomics(mailbox, unknown);
     if (rc != RMAIB_OK)
         goto fn_exit;
     rc = open_ring();

@@ -198,7 +198,6 @@ struct ofi_state {
     int local_only;             /* the provider reaches this host only (shm) */
     int amo;                    /* control-word atomics executed by the target (see top) */
     int amo_only;               /* the provider has no atomics: the target applies them all */
-    int atomics_unknown;        /* the domain's query_atomic said -FI_ENOSYS */
     int thread;                 /* the progress thread runs */
     int manual;                 /* peers' requests move only when we poll: FI_PROGRESS_MANUAL,
                                  * or a mailbox only our CQ readers serve (amo_only) */
