@@ -204,7 +204,7 @@ static int shm_segment(rmaib_win_t *w, shm_win_t *s, shm_hello_t *hello, shm_hel
 static int shm_segment_alone(rmaib_win_t *w, shm_win_t *s, int status)
 {
     int rc = status;
-    for (int named = 0; rc == RMAIB_OK && named < 2; named++) {
+    for (int named = 0; status == RMAIB_OK && named < 2; named++) {
         shm_hello_t hello = { .status = RMAIB_OK };
         int fd = shm_create(s, &hello, named);
         rc = hello.status == RMAIB_OK ? shm_map(s, fd, hello.name) : hello.status;
@@ -214,8 +214,6 @@ static int shm_segment_alone(rmaib_win_t *w, shm_win_t *s, int status)
             shm_unlink(hello.name);
         if (rc == RMAIB_OK)
             break;
-        if (!named)
-            rc = RMAIB_OK;      /* the named fallback next */
     }
     rc = agree(w, rc);
     if (rc != RMAIB_OK && s && s->seg) {       /* (s: NULL if this rank ran out) */
