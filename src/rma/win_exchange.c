@@ -168,19 +168,25 @@ static int win_set_dir(rmaib_win_t *w, const rmaib_win_hello_t *all, node_slot_t
 }
 
 /* The peer table, with the node-local ranks' entries, which the node backend fills
- * in at its set-up, from what they told; made before the transports' choice, which
- * agrees on its failure, and told their transports after it (set_tp). */
-static int win_set_peers(rmaib_win_t *w, const rmaib_win_hello_t *all)
+ * in at its set-up; made before the transports' choice, whose failure is agreed on
+ * with the rest, and told their transports after it (set_tp). */
+static int open_peers(rmaib_win_t *w)
 {
     int rc = rmaib_peer_table_init(w, w->nnodes == 1 && !rmaib_transport_forces_net());
+    rmaib_peer_t *pe;
+    for (int i = 0; rc == RMAIB_OK && i < w->nlocal; i++)
+        rc = rmaib_peer_open(w, w->local_ranks[i], &pe);
+    return rc;
+}
+
+/* ... with what the local ranks told. */
+static int win_set_peers(rmaib_win_t *w, const rmaib_win_hello_t *all)
+{
+    int rc = open_peers(w);
     for (int i = 0; rc == RMAIB_OK && i < w->nlocal; i++) {
         int r = w->local_ranks[i];
-        rmaib_peer_t *pe;
-        rc = rmaib_peer_open(w, r, &pe);
-        if (rc == RMAIB_OK) {
-            pe->base = all[r].base;
-            pe->pid = all[r].pid;
-        }
+        rmaib_peer(w, r)->base = all[r].base;
+        rmaib_peer(w, r)->pid = all[r].pid;
     }
     return rc;
 }
@@ -350,13 +356,9 @@ static int dir_take(rmaib_win_t *w, const rmaib_comm_dir_t *cd)
     if (!(w->local_ranks = malloc(sizeof(int) * (size_t) w->nlocal)))
         return RMAIB_ERR_NO_MEM;
     memcpy(w->local_ranks, cd->local_ranks, sizeof(int) * (size_t) w->nlocal);
-    int rc = rmaib_peer_table_init(w, w->nnodes == 1 && !rmaib_transport_forces_net());
-    for (int i = 0; rc == RMAIB_OK && i < w->nlocal; i++) {
-        rmaib_peer_t *pe;
-        rc = rmaib_peer_open(w, w->local_ranks[i], &pe);
-        if (rc == RMAIB_OK)
-            pe->pid = cd->local_pids[i];        /* (allocated memory: no base yet) */
-    }
+    int rc = open_peers(w);
+    for (int i = 0; rc == RMAIB_OK && i < w->nlocal; i++)  /* (allocated: no base yet) */
+        rmaib_peer(w, w->local_ranks[i])->pid = cd->local_pids[i];
     return rc;
 }
 
