@@ -52,7 +52,10 @@ typedef int (*step_fn)(walk_ctx_t *c);
 
 static int create_win(walk_ctx_t *c)
 {
-    MPI_Aint bytes = INTS * sizeof(int);
+    /* Allocated windows of a size per rank: a later one on the communicator then
+     * gathers the sizes after its reduction (win_exchange.c), and that path's
+     * allocations are walked too. */
+    MPI_Aint bytes = (INTS + (c->flavor < 2 ? tap_rank : 0)) * (MPI_Aint) sizeof(int);
     c->win = MPI_WIN_NULL;
     switch (c->flavor) {
     case 0:
