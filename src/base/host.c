@@ -62,6 +62,7 @@ static const struct rmaib_host_ops alone = {
 };
 
 const struct rmaib_host_ops *rmaib_host = &alone;
+_Thread_local unsigned long rmaib_host_colls;
 
 void rmaib_host_register(const struct rmaib_host_ops *ops)
 {

@@ -134,6 +134,7 @@ int rmaib_win_lock_alg(const rmaib_win_t *win);
 /* Does the window's PSCW go through post queues (above RMAIB_PSCW_DENSE ranks)? */
 int rmaib_win_pscw_queue(const rmaib_win_t *win);
 const char *rmaib_win_describe(const rmaib_win_t *win);   /* "shm", "ofi", "shm+ofi" */
+unsigned rmaib_win_create_calls(const rmaib_win_t *win);  /* host collectives it took */
 
 /* Data movement. */
 int rmaib_put(rmaib_win_t *win, const void *obuf, size_t ocount, const rmaib_layout_t *olay,

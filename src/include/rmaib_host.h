@@ -33,21 +33,26 @@ struct rmaib_host_ops {
 /* Every entry must be set.  The table must outlive rmaib's use of it. */
 void rmaib_host_register(const struct rmaib_host_ops *ops);
 
-/* The core's side: calls through the registered table. */
+/* The core's side: calls through the registered table.  rmaib_host_colls counts
+ * the collectives this thread made (what a window's creation cost, RMAIB_VERBOSE). */
 extern const struct rmaib_host_ops *rmaib_host;
+extern _Thread_local unsigned long rmaib_host_colls;
 
 static inline int rmaib_host_allgather(void *hcomm, const void *send, void *recv, size_t bytes)
 {
+    rmaib_host_colls++;
     return rmaib_host->allgather(hcomm, send, recv, bytes);
 }
 
 static inline int rmaib_host_allreduce_max(void *hcomm, uint64_t *words, int n)
 {
+    rmaib_host_colls++;
     return rmaib_host->allreduce_max(hcomm, words, n);
 }
 
 static inline int rmaib_host_barrier(void *hcomm)
 {
+    rmaib_host_colls++;
     return rmaib_host->barrier(hcomm);
 }
 

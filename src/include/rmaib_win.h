@@ -268,6 +268,13 @@ struct rmaib_win {
     int postq_slots;            /* queue: its slots in use (RMAIB_POSTQ_SLOTS) */
     int setup_status;           /* creation: a local failure since the last agreement,
                                  * which the node backend's first agreement carries */
+    /* The group's number for the window, alike on every rank and unique among the
+     * process's windows, from which the network takes its keys (0: none; see
+     * win_exchange.c); and the communicator's slot for the network's state. */
+    uint64_t serial;
+    void **net_dir;
+    unsigned create_calls;      /* host collectives the creation made */
+#define RMAIB_SERIAL_MAX (UINT64_C(1) << 21)    /* (the network's mailbox numbers) */
     uint64_t postq_completes;    /* queue: completes our waits consumed */
     int postq_draining;         /* queue: a thread drains (mt) */
     /* The notified reads' share of our own counters (MPIX_Get_notify_local): grown

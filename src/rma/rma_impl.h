@@ -21,6 +21,7 @@ typedef struct rmaib_win_hello {
     int32_t lock_alg;           /* mcs if any rank asks: one protocol per window */
     int32_t pscw_dense;         /* RMAIB_PSCW_DENSE: the window takes the smallest */
     int32_t postq_slots;        /* RMAIB_TEST_POSTQ_SLOTS: the same */
+    uint64_t serial;            /* its offer of the window's number */
 } rmaib_win_hello_t;
 
 /* win_exchange.c: creation's collective part up to the transports' choice, which

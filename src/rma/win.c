@@ -78,6 +78,7 @@ static void win_describe(rmaib_win_t *w)
 
 int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
 {
+    unsigned long colls = rmaib_host_colls;
     int rc = rmaib_init();
     rmaib_win_t *w = win_new(a);
 
@@ -101,6 +102,7 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
     w->local_fast = w->excl_local && !w->mt && !w->stats && w->atp->complete_at_issue
         && w->peers && w->tp_local == w->atp;
     win_describe(w);
+    w->create_calls = (unsigned) (rmaib_host_colls - colls);
     *out = w;
 
     return rc;
@@ -311,6 +313,11 @@ int rmaib_win_pscw_queue(const rmaib_win_t *w)
 int rmaib_win_lock_alg(const rmaib_win_t *w)
 {
     return w->lock_alg;
+}
+
+unsigned rmaib_win_create_calls(const rmaib_win_t *w)
+{
+    return w->create_calls;
 }
 
 const char *rmaib_win_describe(const rmaib_win_t *w)

@@ -28,7 +28,33 @@ struct rmaib_comm_dir {
     int32_t *nodes;             /* each rank's node; NULL: node_block ranks a node */
     int *local_ranks;
     int32_t *local_pids;
+    void *net;                  /* the network backend's (rmaib_transport_dir_free) */
 };
+
+/* The window's number (w->serial): every rank offers the next of its own count and
+ * the window takes the largest, so that it is above each rank's count, which then
+ * moves past it.  A rank offers none (0), and the window then has none, while
+ * another creation of the process is under way, whose number could come out the
+ * same, or once its count reaches RMAIB_SERIAL_MAX. */
+static _Atomic uint64_t win_count = 1;
+static _Atomic int creating;
+
+static uint64_t serial_offer(void)
+{
+    int alone = atomic_fetch_add(&creating, 1) == 0;
+    uint64_t s = atomic_fetch_add(&win_count, 1);
+    return alone && s < RMAIB_SERIAL_MAX ? s : 0;
+}
+
+static void serial_take(rmaib_win_t *w, uint64_t serial)
+{
+    uint64_t c = atomic_load(&win_count);
+    while (c <= serial && !atomic_compare_exchange_weak(&win_count, &c, serial + 1))
+        ;
+    if (w)
+        w->serial = serial;
+    atomic_fetch_sub(&creating, 1);     /* (after the count has moved) */
+}
 
 /* Ranks share memory when they run on one host in one network namespace (two
  * namespaces on one host stand for two nodes in the multi-host test);
@@ -235,6 +261,7 @@ void rmaib_comm_dir_free(rmaib_comm_dir_t *cd)
     free(cd->nodes);
     free(cd->local_ranks);
     free(cd->local_pids);
+    rmaib_transport_dir_free(cd->net);
     free(cd);
 }
 
@@ -268,7 +295,7 @@ static int comm_dir_make(const rmaib_win_t *w, const rmaib_win_hello_t *all, int
 
 /* A communicator's first window (or a Win_create one): every rank's record. */
 static int exchange_full(rmaib_win_t *w, const rmaib_win_args_t *a, int status,
-                         int *made_dir)
+                         uint64_t offer, uint64_t *serial, int *made_dir)
 {
     int p = a->nranks;
     rmaib_win_hello_t mine = { 0 }, small[RMAIB_SMALL_GROUP], *all = small;
@@ -290,6 +317,7 @@ static int exchange_full(rmaib_win_t *w, const rmaib_win_args_t *a, int status,
         mine.lock_alg = a->lock_alg;
         mine.pscw_dense = rmaib_config.pscw_dense;
         mine.postq_slots = postq_slots();
+        mine.serial = offer;
     }
     /* A rank that failed above still joins the exchange, carrying its error; in a
      * large group, where it may have no buffer for it, all agree first. */
@@ -303,8 +331,11 @@ static int exchange_full(rmaib_win_t *w, const rmaib_win_args_t *a, int status,
         goto fn_exit;
 
     int on_host = 0, notify_max = 0, lock_alg = a->lock_alg;
-    int pscw_dense = mine.pscw_dense, slots = mine.postq_slots;
+    int pscw_dense = mine.pscw_dense, slots = mine.postq_slots, no_serial = 0;
     for (int r = 0; r < p; r++) {
+        no_serial |= all[r].serial == 0;
+        if (all[r].serial > *serial)
+            *serial = all[r].serial;
         if (all[r].pscw_dense < pscw_dense)
             pscw_dense = all[r].pscw_dense;
         if (all[r].postq_slots < slots)
@@ -315,6 +346,8 @@ static int exchange_full(rmaib_win_t *w, const rmaib_win_args_t *a, int status,
             lock_alg = RMAIB_LOCKALG_MCS;
         on_host += all[r].host_key == mine.host_key;
     }
+    if (no_serial)
+        *serial = 0;
     rmaib_note_host_ranks(on_host);
     set_choices(w, a, notify_max, lock_alg, pscw_dense, slots);
 
@@ -391,11 +424,12 @@ static void refresh_sizes(rmaib_win_t *w, rmaib_peer_ent_t *e, void *arg)
 }
 
 enum { R_STATUS, R_SIZE_MAX, R_SIZE_MIN, R_DISP_MAX, R_DISP_MIN, R_NOTIFY, R_LOCK_ALG,
-       R_PSCW_DENSE, R_POSTQ_SLOTS, NR };
+       R_PSCW_DENSE, R_POSTQ_SLOTS, R_SERIAL, R_NO_SERIAL, NR };
 
 /* A later window on a communicator with a directory: one reduction, whose minima
  * are the maxima of complements. */
-static int exchange_reduced(rmaib_win_t *w, const rmaib_win_args_t *a, int status)
+static int exchange_reduced(rmaib_win_t *w, const rmaib_win_args_t *a, int status,
+                            uint64_t offer, uint64_t *serial)
 {
     const rmaib_comm_dir_t *cd = *a->comm_dir;
     uint64_t v[NR] = { 0 };
@@ -414,12 +448,15 @@ static int exchange_reduced(rmaib_win_t *w, const rmaib_win_args_t *a, int statu
         v[R_LOCK_ALG] = (uint64_t) a->lock_alg;
         v[R_PSCW_DENSE] = ~(uint64_t) rmaib_config.pscw_dense;
         v[R_POSTQ_SLOTS] = ~(uint64_t) postq_slots();
+        v[R_SERIAL] = offer;
+        v[R_NO_SERIAL] = offer == 0;
     }
     int rc = rmaib_host_allreduce_max(a->hcomm, v, NR);
     if (rc == RMAIB_OK)
         rc = (int) v[R_STATUS];
     if (rc != RMAIB_OK)
         return rc;
+    *serial = v[R_NO_SERIAL] ? 0 : v[R_SERIAL];
     rmaib_note_host_ranks(cd->on_host);
     set_choices(w, a, (int) v[R_NOTIFY], (int) v[R_LOCK_ALG], (int) ~v[R_PSCW_DENSE],
                 (int) ~v[R_POSTQ_SLOTS]);
@@ -439,7 +476,11 @@ int rmaib_win_exchange(rmaib_win_t *w, const rmaib_win_args_t *a, int status, in
     *made_dir = 0;
     if (!w && status == RMAIB_OK)
         status = RMAIB_ERR_NO_MEM;
-    if (dir_fits(a) && *a->comm_dir)
-        return exchange_reduced(w, a, status);
-    return exchange_full(w, a, status, made_dir);
+    uint64_t offer = serial_offer(), serial = 0;
+    int rc = dir_fits(a) && *a->comm_dir ? exchange_reduced(w, a, status, offer, &serial)
+        : exchange_full(w, a, status, offer, &serial, made_dir);
+    serial_take(w, rc == RMAIB_OK ? serial : 0);
+    if (rc == RMAIB_OK && a->comm_dir && *a->comm_dir)
+        w->net_dir = &(*a->comm_dir)->net;
+    return rc;
 }

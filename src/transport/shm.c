@@ -159,11 +159,26 @@ static int node_leader(const rmaib_win_t *w, int r, int *nodes_seen)
     return 1;
 }
 
+static void shm_fill_peers(rmaib_win_t *w, shm_win_t *s, const size_t *data_off, int has_data);
+
+/* Our part is mapped (st): the peers' control blocks and memory as mapped, and the
+ * network's early set-up (transport.h), before the agreement that ends ours.  The
+ * layout again first: the fallback's segment may follow a first one filled in. */
+static int shm_ready(rmaib_win_t *w, shm_win_t *s, size_t *data_off, int has_data, int st)
+{
+    if (st != RMAIB_OK)
+        return st;
+    shm_layout(w, s, data_off, has_data);
+    shm_fill_peers(w, s, data_off, has_data);
+    return rmaib_transport_win_early(w);
+}
+
 /* Make and map the node's segment; named: the fallback (see the top).  On failure
  * nothing is left mapped, open or named; *retry: only the segments' creation or
  * mapping failed, where the fallback may do better (every rank decides alike). */
-static int shm_segment(rmaib_win_t *w, shm_win_t *s, shm_hello_t *hello, shm_hello_t *hellos,
-                       int leader, int named, int *retry)
+static int shm_segment(rmaib_win_t *w, shm_win_t *s, size_t *data_off, int has_data,
+                       shm_hello_t *hello, shm_hello_t *hellos, int leader, int named,
+                       int *retry)
 {
     int fd = -1, rc;
     *retry = 0;
@@ -185,7 +200,8 @@ static int shm_segment(rmaib_win_t *w, shm_win_t *s, shm_hello_t *hello, shm_hel
         rc = failed;
     }
     if (rc == RMAIB_OK) {
-        rc = agree(w, shm_map(s, fd, hellos[leader].name));  /* also "all have mapped it" */
+        /* (also "all have mapped it") */
+        rc = agree(w, shm_ready(w, s, data_off, has_data, shm_map(s, fd, hellos[leader].name)));
         if (rc != RMAIB_OK && s->seg) {
             munmap(s->seg, s->seg_size);
             s->seg = NULL;
@@ -201,7 +217,8 @@ static int shm_segment(rmaib_win_t *w, shm_win_t *s, shm_hello_t *hello, shm_hel
 /* No rank shares a node (each is its node's only rank): the segment is ours
  * alone, and it needs no exchange, only the agreement that every rank made its
  * own (with the named fallback where a memfd failed). */
-static int shm_segment_alone(rmaib_win_t *w, shm_win_t *s, int status)
+static int shm_segment_alone(rmaib_win_t *w, shm_win_t *s, size_t *data_off,
+                             int has_data, int status)
 {
     int rc = status;
     for (int named = 0; status == RMAIB_OK && named < 2; named++) {
@@ -215,7 +232,7 @@ static int shm_segment_alone(rmaib_win_t *w, shm_win_t *s, int status)
         if (rc == RMAIB_OK)
             break;
     }
-    rc = agree(w, rc);
+    rc = agree(w, shm_ready(w, s, data_off, has_data, rc));
     if (rc != RMAIB_OK && s && s->seg) {       /* (s: NULL if this rank ran out) */
         munmap(s->seg, s->seg_size);
         s->seg = NULL;
@@ -439,17 +456,16 @@ static int shm_win_init(rmaib_win_t *w)
      * where it may have no buffer for it, all agree first. */
     int retry = 0, mine = hello.status;
     if (alone)
-        rc = shm_segment_alone(w, s, hello.status);
+        rc = shm_segment_alone(w, s, data_off, has_data, hello.status);
     else if ((rc = p > RMAIB_SMALL_GROUP ? agree(w, hello.status) : RMAIB_OK) == RMAIB_OK)
-        rc = shm_segment(w, s, &hello, hellos, leader, 0, &retry);
+        rc = shm_segment(w, s, data_off, has_data, &hello, hellos, leader, 0, &retry);
     if (rc != RMAIB_OK && retry) {      /* every rank saw the same: all try a named one */
         hello.status = mine;
-        rc = shm_segment(w, s, &hello, hellos, leader, 1, &retry);
+        rc = shm_segment(w, s, data_off, has_data, &hello, hellos, leader, 1, &retry);
     }
     if (rc != RMAIB_OK)
         goto fn_fail;
 
-    shm_fill_peers(w, s, data_off, has_data);
     if (ptracer)
         cma_allow_peers(w, hellos, hello.anc);
     w->shm = s;

@@ -134,17 +134,30 @@ void rmaib_transport_assign(rmaib_win_t *w)
         w->tps[w->ntps++] = net;
 }
 
+/* A failure undoes every backend: a later one may have set up early (win_early). */
 int rmaib_transport_win_init(rmaib_win_t *w)
 {
     for (int b = 0; b < NBACKENDS; b++) {
         int rc = backends[b]->win_init(w);
         if (rc != RMAIB_OK) {
-            while (--b >= 0)
-                backends[b]->win_fini(w);
+            rmaib_transport_win_fini(w);
             return rc;
         }
     }
     return RMAIB_OK;
+}
+
+int rmaib_transport_win_early(rmaib_win_t *w)
+{
+    const rmaib_tp_ops_t *net = backend_of(RMAIB_TP_NET);
+    return net && w->atp == net && net->win_early ? net->win_early(w) : RMAIB_OK;
+}
+
+void rmaib_transport_dir_free(void *state)
+{
+    const rmaib_tp_ops_t *net = backend_of(RMAIB_TP_NET);
+    if (state && net && net->dir_free)
+        net->dir_free(state);
 }
 
 void rmaib_transport_win_fini(rmaib_win_t *w)

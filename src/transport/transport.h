@@ -70,6 +70,13 @@ typedef struct rmaib_tp_ops {
      * the same order.  A backend sets up the peers whose peer->tp is itself. */
     int (*win_init)(rmaib_win_t *win);
     void (*win_fini)(rmaib_win_t *win);
+    /* Optional.  The network backend's set-up where the group's earlier windows told
+     * it all it needs (win->net_dir, win->serial): local, called by the node backend
+     * once the control block and memory are in place, before the agreement that
+     * ends its set-up and carries this status; win_init then finds it done.
+     * dir_free: what it kept in a communicator's slot. */
+    int (*win_early)(rmaib_win_t *win);
+    void (*dir_free)(void *state);
     /* Optional (NULL: nothing to do).  MPI_Win_sync: what another thread of this
      * process applied to the window for peers happens before the caller goes on. */
     void (*win_sync)(rmaib_win_t *win);
@@ -200,6 +207,11 @@ void rmaib_transport_assign(rmaib_win_t *win);
 int rmaib_transport_forces_net(void);
 int rmaib_transport_win_init(rmaib_win_t *win);
 void rmaib_transport_win_fini(rmaib_win_t *win);
+/* For the node backend, before its last agreement: the network's win_early where
+ * the window's atomics go through it (RMAIB_OK otherwise). */
+int rmaib_transport_win_early(rmaib_win_t *win);
+/* A communicator's directory goes: the network backend's state in its slot. */
+void rmaib_transport_dir_free(void *state);
 void rmaib_transport_win_sync(rmaib_win_t *win);
 void rmaib_transport_progress(void);
 /* Does a backend move peers' requests only while this process polls it (a software

@@ -14,6 +14,7 @@ rma_tests += test/rma/win_dynamic_mapped
 rma_tests += test/rma/win_size_zero
 rma_tests += test/rma/win_comm_self
 rma_tests += test/rma/win_many
+rma_tests += test/rma/win_create_calls
 rma_tests += test/rma/win_split_comm
 rma_tests += test/rma/win_attrs_predefined
 rma_tests += test/rma/win_keyval

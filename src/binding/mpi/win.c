@@ -195,10 +195,11 @@ static void set_attrs(rmaib_mpi_win_t *bw, int flavor)
 static void say_created(const rmaib_mpi_win_t *bw, int flavor, MPI_Aint size, int nranks)
 {
     rmaib_host_say("rmaib: window flavor=%s size=%zu disp_unit=%d ranks=%d backend=%s lock=%s "
-                   "pscw=%s", flavor_name(flavor), (size_t) size, bw->attr_disp_unit, nranks,
-                   rmaib_win_describe(bw->core),
+                   "pscw=%s collectives=%u", flavor_name(flavor), (size_t) size,
+                   bw->attr_disp_unit, nranks, rmaib_win_describe(bw->core),
                    rmaib_win_lock_alg(bw->core) == RMAIB_LOCKALG_MCS ? MPIX_RMAIB_LOCK_MCS
-                   : MPIX_RMAIB_LOCK_TAS, rmaib_win_pscw_queue(bw->core) ? "queue" : "words");
+                   : MPIX_RMAIB_LOCK_TAS, rmaib_win_pscw_queue(bw->core) ? "queue" : "words",
+                   rmaib_win_create_calls(bw->core));
 }
 
 int rmaib_mpi_win_create(int flavor, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,

@@ -23,27 +23,68 @@ static size_t nawaited, awaited_cap;
 static _Atomic size_t awaited_count;    /* nawaited, read without the lock */
 static pthread_mutex_t awaited_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Windows with a mailbox, by the number peers name them with (minus 1). */
+/* Windows with a mailbox, by the number peers name them with (22 bits): open
+ * addressing from the number's slot, which the CQ readers probe without a lock up
+ * to an empty slot.  A window gone leaves AMO_GONE, which a later one may take, so
+ * no slot on a live window's path ever empties again. */
+enum { AMO_GONE = UINT32_MAX, AMO_ID_END = 1u << 22 };
+static _Atomic uint32_t amo_ids[AMO_MAX_WINS];
 static _Atomic(ofi_win_t *) amo_wins[AMO_MAX_WINS];
 static pthread_mutex_t amo_wins_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t amo_next_local = AMO_LOCAL_ID0;
 
-uint32_t rmaib_ofi_amo_win_add(ofi_win_t *o)
+/* The slot of window id, or -1. */
+static long amo_slot(uint32_t id)
 {
-    uint32_t id = 0;
+    for (uint32_t n = 0, i = id; n < AMO_MAX_WINS; n++, i++) {
+        uint32_t x = atomic_load_explicit(&amo_ids[i % AMO_MAX_WINS], memory_order_acquire);
+        if (x == id)
+            return (long) (i % AMO_MAX_WINS);
+        if (x == 0)
+            break;
+    }
+    return -1;
+}
+
+/* want: the window's serial, else 0 for a number of the process's own.  0: every
+ * slot is taken (or want is, which a serial never is). */
+uint32_t rmaib_ofi_amo_win_add(ofi_win_t *o, uint32_t want)
+{
+    uint32_t id = want;
     pthread_mutex_lock(&amo_wins_lock);
-    for (uint32_t i = 0; i < AMO_MAX_WINS && !id; i++)
-        if (!atomic_load_explicit(&amo_wins[i], memory_order_relaxed)) {
-            atomic_store_explicit(&amo_wins[i], o, memory_order_release);
-            id = i + 1;
-        }
+    for (uint32_t n = 0; !want && n < AMO_MAX_WINS + 1 && !id; n++) {
+        id = amo_next_local;
+        amo_next_local = amo_next_local + 1 < AMO_ID_END ? amo_next_local + 1 : AMO_LOCAL_ID0;
+        if (amo_slot(id) >= 0)
+            id = 0;
+    }
+    if (id && amo_slot(id) >= 0)
+        id = 0;
+    uint32_t i = id, n = 0;
+    for (; id && n < AMO_MAX_WINS; n++, i++) {
+        uint32_t x = atomic_load_explicit(&amo_ids[i % AMO_MAX_WINS], memory_order_relaxed);
+        if (x == 0 || x == AMO_GONE)
+            break;
+    }
+    if (id && n < AMO_MAX_WINS) {
+        atomic_store_explicit(&amo_wins[i % AMO_MAX_WINS], o, memory_order_release);
+        atomic_store_explicit(&amo_ids[i % AMO_MAX_WINS], id, memory_order_release);
+    } else {
+        id = 0;
+    }
     pthread_mutex_unlock(&amo_wins_lock);
     return id;
 }
 
 void rmaib_ofi_amo_win_remove(ofi_win_t *o)
 {
-    if (o->wid)
-        atomic_store_explicit(&amo_wins[o->wid - 1], NULL, memory_order_release);
+    pthread_mutex_lock(&amo_wins_lock);
+    long s = o->wid ? amo_slot(o->wid) : -1;
+    if (s >= 0) {
+        atomic_store_explicit(&amo_ids[s], AMO_GONE, memory_order_release);
+        atomic_store_explicit(&amo_wins[s], NULL, memory_order_release);
+    }
+    pthread_mutex_unlock(&amo_wins_lock);
     o->wid = 0;
 }
 
@@ -302,8 +343,8 @@ void rmaib_ofi_amo_incoming(uint64_t data)
     unsigned kind = (unsigned) (data >> 62), wid = (unsigned) (data >> 40) & 0x3fffff;
     uint32_t rank = (uint32_t) (data >> 8);
     int slot = (int) (data & 0xff & ~AMO_ONE_WAY_REFUSED);
-    ofi_win_t *o = wid >= 1 && wid <= AMO_MAX_WINS
-        ? atomic_load_explicit(&amo_wins[wid - 1], memory_order_acquire) : NULL;
+    long s = wid ? amo_slot(wid) : -1;
+    ofi_win_t *o = s >= 0 ? atomic_load_explicit(&amo_wins[s], memory_order_acquire) : NULL;
     if (!o || rank >= (uint32_t) o->nranks || slot >= RMAIB_AMO_SLOTS || kind > AMO_ONE_WAY
         || (kind == AMO_REFUSED && !(data & AMO_ONE_WAY_REFUSED))) {
         if (!atomic_exchange(&ofi.said_error, 1))

@@ -280,6 +280,7 @@ static int read_traits(struct fi_info *info, int dc)
     ofi.virt_addr = (mr & FI_MR_VIRT_ADDR) != 0;
     ofi.prov_key = (mr & FI_MR_PROV_KEY) != 0;
     ofi.mr_endpoint = (mr & FI_MR_ENDPOINT) != 0;
+    ofi.chosen_keys = !ofi.prov_key && !ofi.virt_addr && info->domain_attr->mr_key_size >= 4;
     ofi.delivery_complete = dc;
     ofi.local_only = local_only(info);
     ofi.inject_size = info->tx_attr->inject_size;
@@ -510,7 +511,7 @@ int rmaib_ofi_init(void)
         ofi.failed = 1;
         goto fn_exit;
     }
-    atomic_store(&ofi.next_key, 1);
+    atomic_store(&ofi.next_key, OFI_KEY_LOCAL0);
     rc = RMAIB_ERR_TRANSPORT;
     for (size_t i = 0; i < nlist; i++) {
         try_reason[0] = 0;

@@ -60,6 +60,12 @@ typedef struct ofi_ktab {
 } ofi_ktab_t;
 
 #define AMO_MAX_WINS 4096       /* windows with a mailbox in one process at once */
+/* A window's mailbox number: its serial (w->serial, below RMAIB_SERIAL_MAX), alike
+ * on every rank, or one of the process's own from here up to 2^22. */
+#define AMO_LOCAL_ID0 ((uint32_t) RMAIB_SERIAL_MAX)
+/* Requested keys (no FI_MR_PROV_KEY): a window with a serial takes the four from 4 x
+ * serial, alike on every rank; every other registration the next of next_key. */
+#define OFI_KEY_LOCAL0 (4 * RMAIB_SERIAL_MAX)
 
 /* An origin's record of a request in a slot.  A one-way request holds its slot
  * until an answered request sent after it comes back: the target served it by then. */
@@ -91,7 +97,6 @@ typedef struct ofi_peer {
     _Atomic int listed;
     struct ofi_peer *touched_next;
     fi_addr_t addr;
-    uint64_t data_va;           /* where its window is, at least within a page */
     uint64_t data_raddr, data_key;      /* raddr: what roff 0 is on the wire */
     uint64_t ctrl_raddr, ctrl_key;
     uint64_t ktab_raddr, ktab_key;
@@ -125,8 +130,8 @@ typedef struct ofi_col {
     uint8_t width, linear;
 } ofi_col_t;
 
-/* The columns.  DATA_VA is the peer's window base within its page (what alignment
- * needs); the RADDRs are what the regions' first bytes are on the wire. */
+/* The columns.  DATA_VA is the peer's window base modulo 64 (what alignment needs;
+ * an allocated window's is 0 on every rank); the RADDRs are what the regions' first bytes are on the wire. */
 enum {
     OFI_COL_AV, OFI_COL_DATA_VA, OFI_COL_DATA_RADDR, OFI_COL_DATA_KEY, OFI_COL_CTRL_RADDR,
     OFI_COL_CTRL_KEY, OFI_COL_KTAB_RADDR, OFI_COL_KTAB_KEY, OFI_COL_BOX_RADDR, OFI_COL_BOX_KEY,
@@ -140,7 +145,7 @@ typedef struct ofi_win {
      * stage for runs of elements [nranks][stage_bytes] (rmaib_ofi_amo_stage_bytes). */
     char *box;
     size_t box_bytes, stage_bytes;
-    uint32_t wid;               /* index in amo_wins, + 1; 0: no mailbox */
+    uint32_t wid;               /* its number in the process's mailboxes; 0: none */
     int amo;                    /* every rank has one: control atomics go through them */
     int rank, nranks;
     char *ctrl;                 /* our control block, size ctrl_size */
@@ -189,6 +194,8 @@ struct ofi_state {
     size_t namelen;
 
     int mr_local, virt_addr, prov_key, mr_endpoint;
+    int chosen_keys;            /* we choose keys, and addresses are offsets: a window's
+                                 * are the same on every rank (OFI_KEY_LOCAL0) */
     int delivery_complete;
     int raw_ordered;            /* a read shows the writes before it placed (FI_ORDER_RAW) */
     int atomic_ordered;         /* non-fetching atomics may stay outstanding */
@@ -282,6 +289,8 @@ pool_blk_t *rmaib_ofi_pool_alloc(size_t len, ofi_peer_t *peer);
 
 /* win.c: windows, registrations, dynamic windows' key tables */
 int rmaib_ofi_win_init(rmaib_win_t *w);
+int rmaib_ofi_win_early(rmaib_win_t *w);
+void rmaib_ofi_dir_free(void *state);
 void rmaib_ofi_win_fini(rmaib_win_t *w);
 void rmaib_ofi_win_sync(rmaib_win_t *w);
 int rmaib_ofi_attach(rmaib_win_t *w, void *base, size_t size);
@@ -378,7 +387,7 @@ enum { AMO_FULL = 1 };
  * provider has atomics, which over tcp are the same CPU atomics applied element by
  * element (docs/performance.md has the figures). */
 enum { AMO_RUN_MIN = 4096 };
-uint32_t rmaib_ofi_amo_win_add(ofi_win_t *o);
+uint32_t rmaib_ofi_amo_win_add(ofi_win_t *o, uint32_t want);
 int rmaib_ofi_amo_reserve(void);
 void rmaib_ofi_amo_win_remove(ofi_win_t *o);
 size_t rmaib_ofi_amo_stage_bytes(int nranks);

@@ -77,7 +77,6 @@ static void peer_init(ofi_win_t *o, ofi_peer_t *p, int r)
     p->o = o;
     p->rank = r;
     p->addr = (fi_addr_t) rmaib_ofi_col(o, OFI_COL_AV, r);
-    p->data_va = rmaib_ofi_col(o, OFI_COL_DATA_VA, r);
     p->data_raddr = rmaib_ofi_col(o, OFI_COL_DATA_RADDR, r);
     p->data_key = rmaib_ofi_col(o, OFI_COL_DATA_KEY, r);
     p->ctrl_raddr = rmaib_ofi_col(o, OFI_COL_CTRL_RADDR, r);

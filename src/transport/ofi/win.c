@@ -2,6 +2,14 @@
  * The ofi backend's windows: the address vector (one entry per peer endpoint, for
  * every window), memory registration, window set-up and free, and dynamic windows'
  * key tables (attach, detach, an origin's cached copy of a target's).
+ *
+ * A communicator's first window over the network exchanges every rank's hello
+ * (endpoint name, keys, addresses) and keeps the peers' address vector entries in
+ * the communicator's directory.  A later allocated or dynamic window with a serial
+ * (w->serial), over a provider that lets rmaib choose keys and addresses regions by
+ * offset, exchanges nothing: each rank's keys and mailbox number follow from the
+ * serial and its regions start at 0 on the wire, so it sets up early
+ * (rmaib_ofi_win_early) within the node backend's last agreement.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -255,7 +263,7 @@ static int win_open_ktab(ofi_win_t *o, ofi_hello_t *mine, uint64_t key)
 
 /* The mailbox; a process out of window numbers goes without, and so then does the
  * whole window. */
-static int win_open_box(ofi_win_t *o, int p, ofi_hello_t *mine, uint64_t key)
+static int win_open_box(ofi_win_t *o, int p, ofi_hello_t *mine, uint64_t key, uint32_t want)
 {
     o->stage_bytes = rmaib_ofi_amo_stage_bytes(p);
     size_t bytes = rmaib_ofi_amo_stage_off(o, p);
@@ -274,7 +282,7 @@ static int win_open_box(ofi_win_t *o, int p, ofi_hello_t *mine, uint64_t key)
         rc = reg(o->box, bytes, FI_REMOTE_WRITE | FI_REMOTE_READ, key, &o->box_mr,
                  &mine->box_key);
     if (rc == RMAIB_OK)
-        mine->box_wid = o->wid = rmaib_ofi_amo_win_add(o);
+        mine->box_wid = o->wid = rmaib_ofi_amo_win_add(o, want);
     return rc;
 }
 
@@ -288,13 +296,14 @@ static uint64_t provider_id(void)
 
 /* Register what the peers reach, and say so in mine: the endpoint's name and the
  * keys, or in status why this rank cannot take part (o or the exchange's buffer
- * missing: out of memory).  Our keys are four in a row, the data's first (taken
- * whether or not it registers), so that peer.c keeps one column of them; where every
- * process made the same windows before, one value for all ranks. */
-static void win_hello(rmaib_win_t *w, ofi_win_t *o, int have_all, ofi_hello_t *mine)
+ * missing: out of memory).  Our keys are four in a row from key, the data's first
+ * (taken whether or not it registers), so that peer.c keeps one column of them;
+ * where every process made the same windows before, one value for all ranks.  wid:
+ * the mailbox number wanted, or 0 for any. */
+static void win_hello(rmaib_win_t *w, ofi_win_t *o, int have_all, uint64_t key, uint32_t wid,
+                      ofi_hello_t *mine)
 {
     const uint64_t remote = FI_REMOTE_READ | FI_REMOTE_WRITE;
-    uint64_t key = atomic_fetch_add_explicit(&ofi.next_key, 4, memory_order_relaxed);
     memset(mine, 0, sizeof *mine);
     mine->data_key = key;
     mine->status = RMAIB_OK;
@@ -318,7 +327,7 @@ static void win_hello(rmaib_win_t *w, ofi_win_t *o, int have_all, ofi_hello_t *m
     if (mine->status == RMAIB_OK && w->flavor == RMAIB_FLAVOR_DYNAMIC)
         mine->status = win_open_ktab(o, mine, key + 2);
     if (mine->status == RMAIB_OK && ofi.amo)
-        mine->status = win_open_box(o, w->nranks, mine, key + 3);
+        mine->status = win_open_box(o, w->nranks, mine, key + 3, wid);
 }
 
 /* Control atomics go by the mailboxes if every rank has one. */
@@ -342,7 +351,7 @@ static int win_choose_amo(rmaib_win_t *w, ofi_win_t *o, const ofi_hello_t *all)
 static uint64_t hello_field(const ofi_hello_t *h, int c)
 {
     switch (c) {
-    case OFI_COL_DATA_VA: return h->data_va & 4095;
+    case OFI_COL_DATA_VA: return h->data_va & 63;
     case OFI_COL_DATA_RADDR: return wire_addr(h->data_va, h->data_va);
     case OFI_COL_DATA_KEY: return h->data_key;
     case OFI_COL_CTRL_RADDR: return wire_addr(h->ctrl_va, h->ctrl_va);
@@ -380,16 +389,98 @@ static int win_peers(rmaib_win_t *w, ofi_win_t *o, const ofi_hello_t *all)
     return ins;
 }
 
+/* What a communicator keeps of its first window over the network: the peers'
+ * address vector entries, the same for every window of its group. */
+typedef struct ofi_dir {
+    ofi_col_t av;
+} ofi_dir_t;
+
+void rmaib_ofi_dir_free(void *state)
+{
+    ofi_dir_t *d = state;
+    free(d->av.v);
+    free(d);
+}
+
+static int col_copy(ofi_col_t *to, const ofi_col_t *from, int p)
+{
+    *to = *from;
+    if (!from->v)
+        return RMAIB_OK;
+    size_t bytes = (size_t) from->width * (size_t) p;
+    if (!(to->v = malloc(bytes)))
+        return RMAIB_ERR_NO_MEM;
+    memcpy(to->v, from->v, bytes);
+    return RMAIB_OK;
+}
+
+/* Does the window need no exchange (see the top)?  Alike on every rank: the
+ * directory and the serial are the group's, and every rank runs one provider. */
+static int win_quick(const rmaib_win_t *w)
+{
+    return w->net_dir && *w->net_dir && w->serial && ofi.chosen_keys
+        && (w->flavor == RMAIB_FLAVOR_ALLOCATE || w->flavor == RMAIB_FLAVOR_DYNAMIC);
+}
+
+int rmaib_ofi_win_early(rmaib_win_t *w)
+{
+    if (!win_quick(w))
+        return RMAIB_OK;
+    if (w->ofi) {               /* the node backend's segment again, after a failure */
+        win_release(w->ofi);
+        w->ofi = NULL;
+    }
+    const ofi_dir_t *d = *w->net_dir;
+    ofi_win_t *o = win_alloc(w);
+    ofi_hello_t mine;
+    win_hello(w, o, 1, 4 * w->serial, (uint32_t) w->serial, &mine);
+    int rc = mine.status;
+    if (rc == RMAIB_OK && ofi.amo && !mine.box_wid)
+        rc = RMAIB_ERR_NO_MEM;  /* (4096 windows with mailboxes at once) */
+    /* Every rank's field is ours: the same keys, number, and offsets from 0. */
+    for (int c = OFI_COL_AV + 1; rc == RMAIB_OK && c < OFI_COL_N; c++)
+        o->col[c] = (ofi_col_t) { .same = hello_field(&mine, c), .base = -1 };
+    if (rc == RMAIB_OK)
+        rc = col_copy(&o->col[OFI_COL_AV], &d->av, w->nranks);
+    if (rc != RMAIB_OK) {
+        if (o)
+            win_release(o);
+        return rc;
+    }
+    o->amo = ofi.amo;
+    w->ofi = o;
+    return RMAIB_OK;
+}
+
+/* The communicator's first window: its address vector entries for the later ones
+ * (*d NULL where the directory has them already or there is none). */
+static int dir_make(rmaib_win_t *w, const ofi_win_t *o, ofi_dir_t **d)
+{
+    *d = NULL;
+    if (!w->net_dir || *w->net_dir)
+        return RMAIB_OK;
+    if (!(*d = calloc(1, sizeof **d)) || col_copy(&(*d)->av, &o->col[OFI_COL_AV], w->nranks)) {
+        free(*d);
+        *d = NULL;
+        return RMAIB_ERR_NO_MEM;
+    }
+    return RMAIB_OK;
+}
+
 int rmaib_ofi_win_init(rmaib_win_t *w)
 {
     /* The network is in use exactly when it carries the window's atomics, which
      * every rank of the group decides alike. */
     if (w->atp != &rmaib_ofi_ops)
         return RMAIB_OK;
+    if (win_quick(w))           /* set up early, or the node backend failed */
+        return w->ofi ? RMAIB_OK : RMAIB_ERR_INTERN;
     int p = w->nranks, rc = RMAIB_OK;
     ofi_hello_t mine, *all = malloc(sizeof *all * (size_t) p);
     ofi_win_t *o = win_alloc(w);
-    win_hello(w, o, all != NULL, &mine);
+    ofi_dir_t *d = NULL;
+    win_hello(w, o, all != NULL, atomic_fetch_add_explicit(&ofi.next_key, 4,
+                                                           memory_order_relaxed), 0, &mine);
     /* A rank that ran out of memory joins the agreement, and nobody exchanges. */
     rc = rmaib_host_agree(w->hcomm, p, all ? RMAIB_OK : RMAIB_ERR_NO_MEM);
     if (rc == RMAIB_OK)
@@ -412,15 +503,21 @@ int rmaib_ofi_win_init(rmaib_win_t *w)
     if (rc != RMAIB_OK)
         goto fn_fail;
     int ins = win_peers(w, o, all);
+    if (ins == RMAIB_OK)
+        ins = dir_make(w, o, &d);
     /* One more agreement so that no rank keeps a window a peer could not set up. */
     rc = rmaib_host_agree(w->hcomm, p, ins);
     if (rc != RMAIB_OK)
         goto fn_fail;
+    if (d)
+        *w->net_dir = d;
     free(all);
     w->ofi = o;
     return RMAIB_OK;
 
   fn_fail:
+    if (d)
+        rmaib_ofi_dir_free(d);
     if (o)
         win_release(o);
     free(all);
