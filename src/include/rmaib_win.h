@@ -181,6 +181,7 @@ typedef struct rmaib_peer {
     int disp_unit;
     int node;                   /* node index, equal for peers that share memory */
     int pid;                    /* node-local peers only */
+    int board_fd;               /* node-local peers: their board (shm_seg.c), or -1 */
     uint64_t base;              /* node-local peers: window base in its own address space */
     uint8_t lock_type;          /* RMAIB_LOCK_* this process holds on the peer */
     /* Set by the atomics transport where its elem_atomic does every element of a
@@ -273,6 +274,7 @@ struct rmaib_win {
      * win_exchange.c); and the communicator's slot for the network's state. */
     uint64_t serial;
     void **net_dir;
+    int boards;                 /* every rank has a board (shm_seg.c): alike on all */
     unsigned create_calls;      /* host collectives the creation made */
 #define RMAIB_SERIAL_MAX (UINT64_C(1) << 21)    /* (the network's mailbox numbers) */
     uint64_t postq_completes;    /* queue: completes our waits consumed */

@@ -21,6 +21,7 @@ typedef struct rmaib_win_hello {
     int32_t lock_alg;           /* mcs if any rank asks: one protocol per window */
     int32_t pscw_dense;         /* RMAIB_PSCW_DENSE: the window takes the smallest */
     int32_t postq_slots;        /* RMAIB_TEST_POSTQ_SLOTS: the same */
+    int32_t board_fd;           /* its board (shm_seg.c), or -1 */
     uint64_t serial;            /* its offer of the window's number */
 } rmaib_win_hello_t;
 
@@ -31,6 +32,8 @@ typedef struct rmaib_win_hello {
  * local step failed (the backends' set-up agrees on it).  *made_dir: the
  * communicator's directory is new, to go again if the creation fails. */
 int rmaib_win_exchange(rmaib_win_t *w, const rmaib_win_args_t *a, int status, int *made_dir);
+/* The creation that called it has set up its transports, or failed. */
+void rmaib_win_exchange_end(void);
 
 /* Control-block atomics through the window's atomics transport, or straight on the
  * mapped word where that transport is CPU atomics. */

@@ -90,6 +90,7 @@ int rmaib_win_create(const rmaib_win_args_t *a, rmaib_win_t **out)
             rmaib_peer_foreach(w, set_tp, NULL);
         rc = rmaib_transport_win_init(w);
     }
+    rmaib_win_exchange_end();
     if (rc != RMAIB_OK) {
         if (made_dir) {         /* (the creation failed on every rank) */
             rmaib_comm_dir_free(*a->comm_dir);

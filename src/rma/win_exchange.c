@@ -25,9 +25,10 @@
 
 struct rmaib_comm_dir {
     int nnodes, node_block, nlocal, on_host;
+    int boards;                 /* every rank has a board */
     int32_t *nodes;             /* each rank's node; NULL: node_block ranks a node */
     int *local_ranks;
-    int32_t *local_pids;
+    int32_t *local_pids, *local_boards;
     void *net;                  /* the network backend's (rmaib_transport_dir_free) */
 };
 
@@ -35,7 +36,9 @@ struct rmaib_comm_dir {
  * the window takes the largest, so that it is above each rank's count, which then
  * moves past it.  A rank offers none (0), and the window then has none, while
  * another creation of the process is under way, whose number could come out the
- * same, or once its count reaches RMAIB_SERIAL_MAX. */
+ * same, or once its count reaches RMAIB_SERIAL_MAX.  A creation is under way until
+ * its transports are set up (rmaib_win_exchange_end): the node backend's board
+ * holds one window's segment at a time. */
 static _Atomic uint64_t win_count = 1;
 static _Atomic int creating;
 
@@ -53,6 +56,10 @@ static void serial_take(rmaib_win_t *w, uint64_t serial)
         ;
     if (w)
         w->serial = serial;
+}
+
+void rmaib_win_exchange_end(void)
+{
     atomic_fetch_sub(&creating, 1);     /* (after the count has moved) */
 }
 
@@ -213,6 +220,7 @@ static int win_set_peers(rmaib_win_t *w, const rmaib_win_hello_t *all)
         int r = w->local_ranks[i];
         rmaib_peer(w, r)->base = all[r].base;
         rmaib_peer(w, r)->pid = all[r].pid;
+        rmaib_peer(w, r)->board_fd = all[r].board_fd;
     }
     return rc;
 }
@@ -261,6 +269,7 @@ void rmaib_comm_dir_free(rmaib_comm_dir_t *cd)
     free(cd->nodes);
     free(cd->local_ranks);
     free(cd->local_pids);
+    free(cd->local_boards);
     rmaib_transport_dir_free(cd->net);
     free(cd);
 }
@@ -277,17 +286,21 @@ static int comm_dir_make(const rmaib_win_t *w, const rmaib_win_hello_t *all, int
     cd->node_block = w->dir.node_block;
     cd->nlocal = w->nlocal;
     cd->on_host = on_host;
+    cd->boards = w->boards;
     cd->local_ranks = malloc(l * sizeof *cd->local_ranks);
     cd->local_pids = malloc(l * sizeof *cd->local_pids);
+    cd->local_boards = malloc(l * sizeof *cd->local_boards);
     if (w->dir.nodes && (cd->nodes = malloc(p * sizeof *cd->nodes)))
         memcpy(cd->nodes, w->dir.nodes, p * sizeof *cd->nodes);
-    if (!cd->local_ranks || !cd->local_pids || (w->dir.nodes && !cd->nodes)) {
+    if (!cd->local_ranks || !cd->local_pids || !cd->local_boards
+        || (w->dir.nodes && !cd->nodes)) {
         rmaib_comm_dir_free(cd);
         return RMAIB_ERR_NO_MEM;
     }
     for (size_t i = 0; i < l; i++) {
         cd->local_ranks[i] = w->local_ranks[i];
         cd->local_pids[i] = all[w->local_ranks[i]].pid;
+        cd->local_boards[i] = all[w->local_ranks[i]].board_fd;
     }
     *out = cd;
     return RMAIB_OK;
@@ -318,6 +331,7 @@ static int exchange_full(rmaib_win_t *w, const rmaib_win_args_t *a, int status,
         mine.pscw_dense = rmaib_config.pscw_dense;
         mine.postq_slots = postq_slots();
         mine.serial = offer;
+        mine.board_fd = rmaib_shm_board_fd();
     }
     /* A rank that failed above still joins the exchange, carrying its error; in a
      * large group, where it may have no buffer for it, all agree first. */
@@ -332,8 +346,10 @@ static int exchange_full(rmaib_win_t *w, const rmaib_win_args_t *a, int status,
 
     int on_host = 0, notify_max = 0, lock_alg = a->lock_alg;
     int pscw_dense = mine.pscw_dense, slots = mine.postq_slots, no_serial = 0;
+    w->boards = 1;
     for (int r = 0; r < p; r++) {
         no_serial |= all[r].serial == 0;
+        w->boards &= all[r].board_fd >= 0;
         if (all[r].serial > *serial)
             *serial = all[r].serial;
         if (all[r].pscw_dense < pscw_dense)
@@ -380,6 +396,7 @@ static int dir_take(rmaib_win_t *w, const rmaib_comm_dir_t *cd)
     size_t p = (size_t) w->nranks;
     w->nnodes = cd->nnodes;
     w->nlocal = cd->nlocal;
+    w->boards = cd->boards;
     w->dir.node_block = cd->node_block;
     w->mynode = cd->nodes ? cd->nodes[w->rank] : w->rank / cd->node_block;
     if (cd->nodes && !(w->dir.nodes = malloc(p * sizeof *w->dir.nodes)))
@@ -390,8 +407,10 @@ static int dir_take(rmaib_win_t *w, const rmaib_comm_dir_t *cd)
         return RMAIB_ERR_NO_MEM;
     memcpy(w->local_ranks, cd->local_ranks, sizeof(int) * (size_t) w->nlocal);
     int rc = open_peers(w);
-    for (int i = 0; rc == RMAIB_OK && i < w->nlocal; i++)  /* (allocated: no base yet) */
+    for (int i = 0; rc == RMAIB_OK && i < w->nlocal; i++) {    /* (allocated: no base yet) */
         rmaib_peer(w, w->local_ranks[i])->pid = cd->local_pids[i];
+        rmaib_peer(w, w->local_ranks[i])->board_fd = cd->local_boards[i];
+    }
     return rc;
 }
 

@@ -9,6 +9,7 @@ librmaib_core_la_SOURCES += \
 	src/transport/shm.c \
 	src/transport/shm_acc.c \
 	src/transport/shm_dyn.c \
+	src/transport/shm_seg.c \
 	src/transport/umem.h \
 	src/transport/umem.c
 

@@ -9,14 +9,8 @@
  * reached with process_vm_readv/writev, without the target's help, except the
  * whole pages of MPI_Win_create regions that umem.c could move into a memfd: the
  * peers map that as they map the segment; and those of dynamic windows' attached
- * regions, which peers map as they first reach them (shm_dyn.c).
- *
- * The segment has no name: the leader makes it with memfd_create and the others
- * open it as /proc/LEADER/fd/N, so a rank killed at any point of the window's
- * creation leaves nothing behind in /dev/shm.  Where /proc does not let them (an
- * LSM, a non-dumpable leader), it falls back to a named segment, created mode 0600
- * and unlinked as soon as every local rank has mapped it: only a leader killed
- * between the two leaves that name behind.
+ * regions, which peers map as they first reach them (shm_dyn.c).  shm_seg.c makes
+ * the segment and lets the node's ranks find it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,16 +31,6 @@
 #include "base/ptracer.h"
 #include "umem.h"
 #include "shm_impl.h"
-
-#define SHM_NAME_LEN 48
-
-typedef struct shm_hello {
-    int status;         /* RMAIB_OK or the leader's error */
-    char name[SHM_NAME_LEN];    /* "/proc/PID/fd/N", or the fallback's shm_open name */
-    int64_t anc[RMAIB_PTRACER_DEPTH]; /* this rank's ancestors, where Yama asks for them */
-} shm_hello_t;
-
-static unsigned long shm_seq;
 
 static size_t align_up(size_t v, size_t a)
 {
@@ -103,176 +87,6 @@ static int shm_layout(rmaib_win_t *w, shm_win_t *s, size_t *data_off, int has_da
     return w->local_ranks[0];
 }
 
-/* The leader's new segment, named in hello (a /proc path unless named), or -1
- * with hello->status set. */
-static int shm_create(shm_win_t *s, shm_hello_t *hello, int named)
-{
-    int fd = -1;
-    for (int tries = 0; named && tries < 2; tries++) {
-        snprintf(hello->name, sizeof hello->name, "/rmaib.%d.%lu", (int) getpid(), shm_seq++);
-        fd = shm_open(hello->name, O_RDWR | O_CREAT | O_EXCL, 0600);
-        if (fd >= 0 || errno != EEXIST)
-            break;
-        shm_unlink(hello->name);        /* stale name from a recycled pid */
-    }
-    if (!named) {
-        fd = memfd_create("rmaib", MFD_CLOEXEC);
-        snprintf(hello->name, sizeof hello->name, "/proc/%d/fd/%d", (int) getpid(), fd);
-    }
-    if (fd < 0 || ftruncate(fd, (off_t) s->seg_size) != 0) {
-        if (named)      /* (a failed memfd_create falls back without a word) */
-            rmaib_host_say("rmaib: cannot create a %zu-byte shared segment: %s", s->seg_size,
-                           strerror(errno));
-        hello->status = RMAIB_ERR_NO_MEM;
-    }
-    return fd;
-}
-
-/* Map the segment (the leader's fd, which stays open until every rank has mapped
- * it, or opened by name). */
-static int shm_map(shm_win_t *s, int fd, const char *name)
-{
-    int own = fd < 0;
-    if (own)
-        fd = strncmp(name, "/proc/", 6) ? shm_open(name, O_RDWR, 0600)
-            : open(name, O_RDWR | O_CLOEXEC);
-    if (fd < 0)
-        return RMAIB_ERR_NO_MEM;
-    int rc = RMAIB_OK;
-    s->seg = mmap(NULL, s->seg_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
-    if (s->seg == MAP_FAILED) {
-        s->seg = NULL;
-        rc = RMAIB_ERR_NO_MEM;
-    }
-    if (own)
-        close(fd);
-    return rc;
-}
-
-/* Nodes are numbered in order of their lowest rank (win.c): called for r = 0, 1, ...
- * in turn, is r its node's lowest rank, which makes the node's segment? */
-static int node_leader(const rmaib_win_t *w, int r, int *nodes_seen)
-{
-    if (rmaib_peer_node(w, r) < *nodes_seen)
-        return 0;
-    ++*nodes_seen;
-    return 1;
-}
-
-static void shm_fill_peers(rmaib_win_t *w, shm_win_t *s, const size_t *data_off, int has_data);
-
-/* Our part is mapped (st): the peers' control blocks and memory as mapped, and the
- * network's early set-up (transport.h), before the agreement that ends ours.  The
- * layout again first: the fallback's segment may follow a first one filled in. */
-static int shm_ready(rmaib_win_t *w, shm_win_t *s, size_t *data_off, int has_data, int st)
-{
-    if (st != RMAIB_OK)
-        return st;
-    shm_layout(w, s, data_off, has_data);
-    shm_fill_peers(w, s, data_off, has_data);
-    return rmaib_transport_win_early(w);
-}
-
-/* Make and map the node's segment; named: the fallback (see the top).  On failure
- * nothing is left mapped, open or named; *retry: only the segments' creation or
- * mapping failed, where the fallback may do better (every rank decides alike). */
-static int shm_segment(rmaib_win_t *w, shm_win_t *s, size_t *data_off, int has_data,
-                       shm_hello_t *hello, shm_hello_t *hellos, int leader, int named,
-                       int *retry)
-{
-    int fd = -1, rc;
-    *retry = 0;
-    hello->name[0] = 0;
-    if (hello->status == RMAIB_OK && w->rank == leader)
-        fd = shm_create(s, hello, named);
-    rc = rmaib_host_allgather(w->hcomm, hello, hellos, sizeof *hello);
-    /* Retry only where every rank that failed is a node's leader. */
-    int failed = RMAIB_OK, leaders = 1;
-    for (int r = 0, seen = 0; rc == RMAIB_OK && r < w->nranks; r++) {
-        int lead = node_leader(w, r, &seen);
-        if (hellos[r].status != RMAIB_OK) {
-            failed = hellos[r].status;
-            leaders &= lead;
-        }
-    }
-    if (rc == RMAIB_OK) {
-        *retry = leaders;
-        rc = failed;
-    }
-    if (rc == RMAIB_OK) {
-        /* (also "all have mapped it") */
-        rc = agree(w, shm_ready(w, s, data_off, has_data, shm_map(s, fd, hellos[leader].name)));
-        if (rc != RMAIB_OK && s->seg) {
-            munmap(s->seg, s->seg_size);
-            s->seg = NULL;
-        }
-    }
-    if (fd >= 0)
-        close(fd);
-    if (w->rank == leader && named && hello->name[0])
-        shm_unlink(hello->name);
-    return rc;
-}
-
-/* No rank shares a node (each is its node's only rank): the segment is ours
- * alone, and it needs no exchange, only the agreement that every rank made its
- * own (with the named fallback where a memfd failed). */
-static int shm_segment_alone(rmaib_win_t *w, shm_win_t *s, size_t *data_off,
-                             int has_data, int status)
-{
-    int rc = status;
-    for (int named = 0; status == RMAIB_OK && named < 2; named++) {
-        shm_hello_t hello = { .status = RMAIB_OK };
-        int fd = shm_create(s, &hello, named);
-        rc = hello.status == RMAIB_OK ? shm_map(s, fd, hello.name) : hello.status;
-        if (fd >= 0)
-            close(fd);
-        if (named && hello.name[0])
-            shm_unlink(hello.name);
-        if (rc == RMAIB_OK)
-            break;
-    }
-    rc = agree(w, shm_ready(w, s, data_off, has_data, rc));
-    if (rc != RMAIB_OK && s && s->seg) {       /* (s: NULL if this rank ran out) */
-        munmap(s->seg, s->seg_size);
-        s->seg = NULL;
-    }
-    return rc;
-}
-
-/* Does this window reach a local peer's memory with process_vm_* (memory the user
- * brought, or the collective buffers of cma_peers), on a kernel whose Yama lets
- * only named processes do that to us? */
-static int cma_needs_ptracer(const rmaib_win_t *w, int has_data)
-{
-    static _Atomic int scope = -2;
-    if ((has_data && !w->cma_peers) || w->nlocal < 2)
-        return 0;
-    if (scope == -2)
-        scope = rmaib_yama_scope(RMAIB_YAMA_SCOPE_PATH);
-    return scope == 1;
-}
-
-/* Let the node's ranks attach to us: name their nearest common ancestor (the
- * launcher) as our ptracer, or anyone if they have none within reach. */
-static void cma_allow_peers(const rmaib_win_t *w, const shm_hello_t *hellos, const int64_t *mine)
-{
-    int n = 0, idx = -1;
-    int64_t *chains = malloc(sizeof hellos->anc * (size_t) w->nlocal);
-    for (int i = 0; chains && i < w->nlocal; i++)
-        memcpy(chains + (size_t) RMAIB_PTRACER_DEPTH * n++, hellos[w->local_ranks[i]].anc,
-               sizeof hellos->anc);
-    if (chains)
-        idx = rmaib_ptracer_pick(mine, chains, n);
-    free(chains);
-    if (rmaib_ptracer_allow(mine, idx) != 0)
-        rmaib_host_say("rmaib: prctl(PR_SET_PTRACER) failed: %s; local peers may not reach "
-                       "this window's memory", strerror(errno));
-    else if (rmaib_config.verbose)
-        rmaib_host_say("rmaib: Yama ptrace_scope 1: %s may attach to this process",
-                       idx < 0 ? "any process of this user" : "the ranks' launcher and its descendants");
-}
-
 /* Each local peer's control block and data, as mapped; and the window's. */
 static void shm_fill_peers(rmaib_win_t *w, shm_win_t *s, const size_t *data_off, int has_data)
 {
@@ -314,6 +128,15 @@ static void shm_fill_peers(rmaib_win_t *w, shm_win_t *s, const size_t *data_off,
         for (int i = 0; i < w->nlocal; i++)
             rmaib_peer(w, w->local_ranks[i])->base = s->peers[i].dbase;
     }
+}
+
+int rmaib_shm_ready(rmaib_win_t *w, shm_win_t *s, const shm_seg_args_t *a, int st)
+{
+    if (st != RMAIB_OK)
+        return st;
+    shm_layout(w, s, a->data_off, a->has_data);
+    shm_fill_peers(w, s, a->data_off, a->has_data);
+    return rmaib_transport_win_early(w);
 }
 
 enum { UMEM_NONE, UMEM_MAPPED, UMEM_REFUSED };
@@ -430,44 +253,23 @@ static int umem_setup(rmaib_win_t *w, shm_win_t *s)
 
 static int shm_win_init(rmaib_win_t *w)
 {
-    int p = w->nranks, rc = RMAIB_OK;
     int has_data = w->flavor == RMAIB_FLAVOR_ALLOCATE || w->flavor == RMAIB_FLAVOR_SHARED;
-    int leader = -1;
-    shm_hello_t hello = { .status = w->setup_status }, small[RMAIB_SMALL_GROUP], *hellos = small;
-    size_t *data_off = NULL;
-
+    int status = w->setup_status;
     shm_win_t *s = calloc(1, sizeof *s + sizeof(shm_peer_t) * (size_t) w->nlocal);
-    data_off = calloc((size_t) w->nlocal, sizeof *data_off);
-    int alone = w->nnodes == p;
-    if (p > RMAIB_SMALL_GROUP && !alone)
-        hellos = malloc(sizeof *hellos * (size_t) p);
-    if (!s || !data_off || !hellos)
-        hello.status = hello.status != RMAIB_OK ? hello.status : RMAIB_ERR_NO_MEM;
-    else
+    size_t *data_off = calloc((size_t) w->nlocal, sizeof *data_off);
+    if (s)
         pthread_rwlock_init(&s->dyn_lock, NULL);
+    if (!s || !data_off)
+        status = status != RMAIB_OK ? status : RMAIB_ERR_NO_MEM;
     if (w->flavor == RMAIB_FLAVOR_SHARED && w->nnodes > 1)
-        hello.status = RMAIB_ERR_RMA_SHARED;   /* every rank sees the same node map */
-    if (hello.status == RMAIB_OK)
-        leader = shm_layout(w, s, data_off, has_data);
-    int ptracer = cma_needs_ptracer(w, has_data);
-    if (ptracer)
-        rmaib_ancestors(hello.anc);
-    /* A rank out of memory joins the exchange with its error; in a large group,
-     * where it may have no buffer for it, all agree first. */
-    int retry = 0, mine = hello.status;
-    if (alone)
-        rc = shm_segment_alone(w, s, data_off, has_data, hello.status);
-    else if ((rc = p > RMAIB_SMALL_GROUP ? agree(w, hello.status) : RMAIB_OK) == RMAIB_OK)
-        rc = shm_segment(w, s, data_off, has_data, &hello, hellos, leader, 0, &retry);
-    if (rc != RMAIB_OK && retry) {      /* every rank saw the same: all try a named one */
-        hello.status = mine;
-        rc = shm_segment(w, s, data_off, has_data, &hello, hellos, leader, 1, &retry);
-    }
+        status = RMAIB_ERR_RMA_SHARED;  /* every rank sees the same node map */
+    shm_seg_args_t a = { .data_off = data_off, .has_data = has_data, .leader = -1 };
+    if (status == RMAIB_OK)
+        a.leader = shm_layout(w, s, data_off, has_data);
+    int rc = rmaib_shm_segment(w, s, &a, status);
     if (rc != RMAIB_OK)
         goto fn_fail;
 
-    if (ptracer)
-        cma_allow_peers(w, hellos, hello.anc);
     w->shm = s;
     if (w->flavor == RMAIB_FLAVOR_CREATE) {
         umem_setup(w, s);
@@ -475,8 +277,6 @@ static int shm_win_init(rmaib_win_t *w)
             s->hold = rmaib_umem_hold(w->base, w->size);
     }
     free(data_off);
-    if (hellos != small)
-        free(hellos);
     return RMAIB_OK;
 
   fn_fail:
@@ -484,8 +284,6 @@ static int shm_win_init(rmaib_win_t *w)
         pthread_rwlock_destroy(&s->dyn_lock);
     free(s);
     free(data_off);
-    if (hellos != small)
-        free(hellos);
     return rc;
 }
 

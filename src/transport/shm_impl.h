@@ -63,6 +63,21 @@ typedef struct shm_win {
     shm_peer_t peers[];         /* the node-local ranks, in the order of w->local_ranks */
 } shm_win_t;
 
+/* A window's segment (shm_seg.c): where each local rank's data goes in it, and
+ * which rank makes it; rmaib_shm_segment returns what every rank agreed, the
+ * segment mapped and the peers filled in (rmaib_shm_ready: shm.c's layout and
+ * fill, then the network's early set-up) where it is RMAIB_OK, else nothing left. */
+#define SHM_NAME_LEN 48  /* "/proc/PID/fd/N", or a named segment's shm_open name */
+
+typedef struct shm_seg_args {
+    size_t *data_off;
+    int has_data;
+    int leader;
+} shm_seg_args_t;
+
+int rmaib_shm_segment(rmaib_win_t *w, shm_win_t *s, shm_seg_args_t *a, int status);
+int rmaib_shm_ready(rmaib_win_t *w, shm_win_t *s, const shm_seg_args_t *a, int st);
+
 /* Is [roff, roff + len) of the peer's data reachable with loads and stores? */
 static inline int shm_direct(const shm_peer_t *sp, uint64_t roff, size_t len)
 {

@@ -187,6 +187,11 @@ extern const rmaib_tp_ops_t rmaib_ofi_ops;
 struct iovec;
 int rmaib_shm_pvm(int pid, int write, struct iovec *l, size_t nl, struct iovec *r, size_t nr);
 
+/* This process's board (shm_seg.c), made at the first call: the descriptor its
+ * node-mates find it by, beside its pid, in a window's creation record; -1 if it
+ * could not be made. */
+int rmaib_shm_board_fd(void);
+
 /* Test hook for test/unit's simulated host only: ops (a counting transport, reach
  * RMAIB_TP_NET) replaces the network backend for the rest of the process; call it
  * before the first window.  0, or -1 if rmaib was built without one (no libfabric). */

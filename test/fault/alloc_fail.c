@@ -1,10 +1,12 @@
 /*
- * Allocation failure: rank 0 fails the 1st, 2nd, ... allocation, mapping or
+ * Allocation failure: rank 0 (FAIL_RANK=r: rank r, say a node-mate rather than
+ * the node's lowest rank, which makes its segments) fails the 1st, 2nd, ...
+ * allocation, mapping or
  * shared-segment creation that rmaib makes (failinj.c) inside window creation of
  * every flavor, attach, and the first operation of each kind, until the call gets
  * through without meeting one.  Each failed call must return MPI_ERR_NO_MEM through
  * the error handler (MPI_ERRORS_RETURN here) on every rank that takes part, leave
- * rank 0 with no more descriptors or mappings than before, and the process must
+ * that rank with no more descriptors or mappings than before, and the process must
  * go on: the walk ends with a call that succeeds and moves data that is checked.
  * The first window creation of the process also starts the transports (the ofi
  * endpoint in the ofi pass).
@@ -16,6 +18,8 @@
 #include "failinj.h"
 
 enum { INTS = 256, MAX_STEPS = 400 };
+
+static int victim;      /* the rank whose calls fail */
 
 /* Open descriptors and mappings of this process. */
 static int count_fds(void)
@@ -99,18 +103,18 @@ static void check_window(walk_ctx_t *c, long n)
               got, v);
 }
 
-/* One try of a creation with rank 0's nth call failing: every rank must then see
+/* One try of a creation with the failing rank's nth call failing: every rank must then see
  * MPI_ERR_NO_MEM, or, where rmaib did without (a cache it builds later, the named
  * segment behind memfd_create), every rank must get a working window.  Whether
  * it met the failure; *recovered: it did, and the window was made all the same. */
 static int try_create(walk_ctx_t *c, long n, int *recovered)
 {
     const char *name = flavor_name[c->flavor];
-    if (tap_rank == 0)
+    if (tap_rank == victim)
         failinj_arm(FAILINJ_ALL, n);
     int rc = create_win(c);
-    int fired = tap_rank == 0 ? failinj_disarm() : 0;
-    MPI_Bcast(&fired, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int fired = tap_rank == victim ? failinj_disarm() : 0;
+    MPI_Bcast(&fired, 1, MPI_INT, victim, MPI_COMM_WORLD);
     int cls = errclass_of(rc), lo, hi;
     MPI_Allreduce(&cls, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(&cls, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -141,7 +145,7 @@ static void leak_check(retry_fn again, walk_ctx_t *c, long n, const char *name)
         if (t > 0)
             fd_grew &= fds[t] > fds[t - 1], map_grew &= maps[t] > maps[t - 1];
     }
-    TAP_CHECK(tap_rank != 0 || (!fd_grew && !map_grew), "%s, call %ld failed: descriptors "
+    TAP_CHECK(tap_rank != victim || (!fd_grew && !map_grew), "%s, call %ld failed: descriptors "
               "%d %d %d %d, mappings %d %d %d %d over four more tries", name, n, fds[0], fds[1],
               fds[2], fds[3], maps[0], maps[1], maps[2], maps[3]);
 }
@@ -152,7 +156,7 @@ static void retry_create(walk_ctx_t *c, long n)
     try_create(c, n, &rec);
 }
 
-/* Walk a collective call over rank 0's calls; a failure must not leak. */
+/* Walk a collective call over the failing rank's calls; a failure must not leak. */
 static void walk_create(int flavor)
 {
     walk_ctx_t c = { .flavor = flavor };
@@ -168,9 +172,9 @@ static void walk_create(int flavor)
     }
     TAP_CHECK(!fired, "%s still met an injected failure after %d calls", flavor_name[flavor],
               MAX_STEPS);
-    tap_ok("%s: rank 0's allocations failed one at a time: %d gave MPI_ERR_NO_MEM on every "
+    tap_ok("%s: rank %d's allocations failed one at a time: %d gave MPI_ERR_NO_MEM on every "
            "rank, %d were done without, no leaked descriptor or mapping, windows work",
-           flavor_name[flavor], failed, recovered);
+           flavor_name[flavor], victim, failed, recovered);
 }
 
 /* The operations, each the first of its kind on a fresh window, to the right. */
@@ -236,12 +240,13 @@ static const struct { const char *name; op_fn fn; int dynamic, slot; } ops[] = {
     { "MPI_Win_attach", op_attach, 1, -1 },
 };
 
-/* Rank 0's try of op k with its nth call failing; whether it met the failure. */
+/* The failing rank's try of op k with its nth call failing; whether it met the
+ * failure. */
 static int cur_op;
 
 static int try_op(walk_ctx_t *c, int k, long n, int *fired)
 {
-    int v = 7, t = 1 % tap_size;
+    int v = 7, t = (victim + 1) % tap_size;
     failinj_arm(FAILINJ_ALL, n);
     int rc = ops[k].fn(c, t, &v);
     *fired = failinj_disarm();
@@ -256,11 +261,11 @@ static void retry_op(walk_ctx_t *c, long n)
     try_op(c, cur_op, n, &fired);
 }
 
-/* Walk rank 0's first op of a kind in a lock_all epoch; the others only wait. */
+/* Walk the failing rank's first op of a kind in a lock_all epoch; the others only wait. */
 static void walk_op(int k, int flavor)
 {
     walk_ctx_t c = { .flavor = flavor };
-    int steps = 0, fired = 1, v = 7, t = 1 % tap_size;
+    int steps = 0, fired = 1, v = 7, t = (victim + 1) % tap_size;
     create_win(&c);
     MPI_Win_set_errhandler(c.win, MPI_ERRORS_RETURN);
     if (ops[k].dynamic)
@@ -269,7 +274,7 @@ static void walk_op(int k, int flavor)
         memset(c.base, 0, INTS * sizeof(int));
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_lock_all(0, c.win);
-    if (tap_rank == 0) {
+    if (tap_rank == victim) {
         for (long n = 1; fired && n <= MAX_STEPS; n++) {
             int rc = try_op(&c, k, n, &fired);
             if (fired) {
@@ -310,7 +315,7 @@ static void walk_start(void)
     walk_ctx_t c = { .flavor = 0 };
     int failed = 0, recovered = 0, fired = 1, rec;
     for (long n = 1; fired && n <= MAX_STEPS; n++) {
-        if (tap_rank == 0)
+        if (tap_rank == victim)
             failinj_arm_within(FAILINJ_ALL, n, "rmaib_ofi_init");
         fired = try_create(&c, n, &rec);
         if (fired)
@@ -320,9 +325,9 @@ static void walk_start(void)
         tap_skip("the network's start", "no window here starts it");
         return;
     }
-    tap_ok("the ofi endpoint's start: rank 0's calls in it failed one at a time: %d gave "
-           "MPI_ERR_NO_MEM on every rank, %d were done without, then it started", failed,
-           recovered);
+    tap_ok("the ofi endpoint's start: rank %d's calls in it failed one at a time: %d gave "
+           "MPI_ERR_NO_MEM on every rank, %d were done without, then it started", victim,
+           failed, recovered);
 }
 
 int main(int argc, char **argv)
@@ -336,6 +341,8 @@ int main(int argc, char **argv)
         return 0;
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (getenv("FAIL_RANK"))
+        victim = atoi(getenv("FAIL_RANK")) % tap_size;
     walk_start();       /* first: nothing has started the network yet */
     for (int f = 0; f < 4; f++)
         walk_create(f);
