@@ -13,6 +13,7 @@
 #   netns_reach         whether node 0 reaches every other node (ping)
 #   netns_mpiexec REAL PPN OUT   writes OUT, REAL (mpiexec.mpich or Open MPI's)
 #                       in node 0 placing PPN consecutive ranks on each node
+#   netns_reap          ends whatever still runs in the namespaces
 # Each returns non-zero with the reason in $netns_why (and what the command said
 # in $netns_tmp/err).  On exit (Ctrl-C too) the namespaces, the veth pairs, the
 # bridge, anything still running in them and $netns_tmp are removed.
@@ -31,16 +32,21 @@ netns_init() {
     trap 'exit 130' INT TERM HUP
 }
 
-netns_cleanup() {
+# netns_reap [del]: whatever a run left behind in our namespaces is ours: end it by
+# pid (and with "del" remove the namespaces).
+netns_reap() {
     _i=0
     while [ "$_i" -le "$netns_nodes" ]; do
         if [ "$_i" -eq "$netns_nodes" ]; then _ns=$netns_hub; else _ns=$(netns_ns "$_i"); fi
         _i=$((_i + 1))
         ip netns list 2>/dev/null | grep -q "^$_ns\b" || continue
-        # Whatever a run left behind in our namespaces is ours: end it by pid.
         for _pid in $(ip netns pids "$_ns" 2>/dev/null); do kill -KILL "$_pid" 2>/dev/null; done
-        ip netns del "$_ns" 2>/dev/null     # (its ends of the veth pairs go with it)
+        [ "${1:-}" = del ] && ip netns del "$_ns" 2>/dev/null     # (its veth ends go with it)
     done
+}
+
+netns_cleanup() {
+    netns_reap del
     _i=0
     while [ "$_i" -lt "$netns_nodes" ]; do     # a pair a failed set-up left out here
         ip link del "rmh${netns_tag}n$_i" 2>/dev/null
