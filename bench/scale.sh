@@ -18,7 +18,8 @@
 # ranks fill every node; an rmaib run counts only if it printed its RMAIB_VERBOSE
 # window line, a run only if it printed its figures within SEC (default 600) with its
 # data right.  A job still running 20 s after its figures (MPICH 4.0.2 over UCX's
-# tcp hangs in MPI_Finalize here) is ended and its figures kept, with a note.
+# tcp hangs in MPI_Finalize here) is ended and its figures kept, with a note; one
+# that leaves the machine less than 2 GiB available is ended with none.
 # Prints a table per P: ring_scale's columns (bench/ring_scale.c), one row a system,
 # and rmaib's ratio to the stock MPI it runs on (rmaib / stock: below 1, rmaib less)
 # for the mean resident memory a window, the mean sockets (all: an MPI that connects
@@ -109,18 +110,36 @@ spread() {
         $1 == ppn { n++ } END { print (n == nodes && NR == nodes) ? "ok" : "wrong" }')
 }
 
+# verdict SYSTEM RC: why the run in $scratch/out does not count, or nothing.
+verdict() {
+    if [ "$2" -eq 124 ] || [ "$2" -eq 137 ]; then
+        echo "timed out after ${limit}s"
+    elif [ "${1#rmaib}" != "$1" ] && ! grep -q 'rmaib: window' "$scratch/out"; then
+        echo "no RMAIB_VERBOSE line (the preload did not take)"
+    elif grep -q 'DATA WRONG' "$scratch/out"; then
+        echo "DATA WRONG"
+    elif ! grep -q '^np ' "$scratch/out"; then
+        echo "exit $2, no figures: $(grep -v 'rmaib: window' "$scratch/out" | head -n 1)"
+    fi
+}
+
 # run SYSTEM NP: a row to $scratch/rows, the system and ring_scale's figures (np, rss
 # max mean, total max mean, sockets max mean, first max mean, create, sockets_all max
 # mean), or "fail WHY".
 run() {
-    local sys=$1 np=$2 bin=$scratch/ring_scale.mpich rc why=
+    local sys=$1 np=$2 bin=$scratch/ring_scale.mpich rc why='' waited=0 cut='' pid
     case $sys in *ompi) bin=$scratch/ring_scale.openmpi ;; esac
-    local waited=0 cut='' pid
     launch "$sys" "$np" "$bin" "$nwin" > "$scratch/out" 2>&1 &
     pid=$!
     while kill -0 $pid 2>/dev/null; do
         if grep -q '^np ' "$scratch/out" && [ $((waited += 1)) -gt 20 ]; then
             cut=" (hung after its figures: ended)"
+            netns_reap
+            break
+        fi
+        # The machine is shared: a job that leaves it less than 2 GiB ends there.
+        if [ "$(awk '/MemAvailable/ { print $2 }' /proc/meminfo)" -lt 2097152 ]; then
+            why="ended: it left the machine less than 2 GiB available"
             netns_reap
             break
         fi
@@ -130,15 +149,7 @@ run() {
     rc=$?
     [ -z "$cut" ] || rc=0
     cat "$scratch/out" >> "$scratch/log"
-    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-        why="timed out after ${limit}s"
-    elif [ "${sys#rmaib}" != "$sys" ] && ! grep -q 'rmaib: window' "$scratch/out"; then
-        why="no RMAIB_VERBOSE line (the preload did not take)"
-    elif grep -q 'DATA WRONG' "$scratch/out"; then
-        why="DATA WRONG"
-    elif ! grep -q '^np ' "$scratch/out"; then
-        why="exit $rc, no figures: $(grep -v 'rmaib: window' "$scratch/out" | head -n 1)"
-    fi
+    [ -n "$why" ] || why=$(verdict "$sys" "$rc")
     if [ -n "$why" ]; then
         echo "$sys fail $why" >> "$scratch/rows"
     else
@@ -166,7 +177,9 @@ for np in $nps; do
     t0=$(date +%s)
     spread mpich "$np"; place="mpich $placed"
     spread ompi "$np"; place="$place, ompi $placed"
-    echo "placement (hostname under each launcher, $nodes hosts x $ppn): $place"
+    echo "placement (hostname under each launcher, $nodes hosts x $ppn): $place; load" \
+        "$(cut -d' ' -f1-3 /proc/loadavg)," \
+        "$(awk '/MemAvailable/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo) available"
     : > "$scratch/log"
     for sys in $systems; do run "$sys" "$np"; done
     backend=$(grep -m 1 '^\[0\] rmaib: window' "$scratch/log" | sed -e 's/.* backend=\([^ ]*\).*/\1/')
