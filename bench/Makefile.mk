@@ -75,7 +75,7 @@ EXTRA_DIST += bench/ofi_floor.c
 endif
 
 EXTRA_DIST += bench/README.md maint/bench-compare maint/bench-icount bench/startup.sh \
-	bench/umem_compare.sh
+	bench/umem_compare.sh bench/scale.sh
 
 # make bench-startup [BENCH_STARTUP_FLAGS=--reps 3]: bench/startup.sh.
 BENCH_STARTUP_FLAGS =
