@@ -44,6 +44,7 @@ int rmaib_config_load(void)
     rmaib_config.node_size = rmaib_env_int("RMAIB_NODE_SIZE", 0);
     rmaib_config.stats = rmaib_env_int("RMAIB_STATS", 0);
     rmaib_config.ofi_mr_local = rmaib_env_int("RMAIB_OFI_MR_LOCAL", 0);
+    rmaib_config.ofi_timeout = rmaib_env_int("RMAIB_OFI_TIMEOUT", 300);
     rmaib_config.map_user_memory = rmaib_env_int("RMAIB_MAP_USER_MEMORY", 1) != 0;
     rmaib_config.pscw_dense = rmaib_env_int("RMAIB_PSCW_DENSE", 64);
     const char *prov = getenv("RMAIB_OFI_PROVIDER");

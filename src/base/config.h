@@ -14,6 +14,7 @@ typedef struct rmaib_config {
     const char *ofi_library;  /* RMAIB_OFI_LIBRARY: NULL = libfabric.so.N by the loader's search */
     int async_progress;     /* RMAIB_ASYNC_PROGRESS: -1 auto, 0 off, 1 on */
     int ofi_mr_local;       /* RMAIB_OFI_MR_LOCAL: behave as if the provider wanted FI_MR_LOCAL */
+    int ofi_timeout;        /* RMAIB_OFI_TIMEOUT: seconds a post may be refused (0: for ever) */
     int ofi_provider_atomics; /* RMAIB_OFI_ATOMICS=provider: not target-executed */
     int map_user_memory;    /* RMAIB_MAP_USER_MEMORY: MPI_Win_create pages into shared memory */
     int pscw_dense;         /* RMAIB_PSCW_DENSE: largest group with per-rank PSCW words */

@@ -8,7 +8,10 @@
  *   FISHIM_NO_QUERY_ATOMIC=1  the domain's query_atomic gives -FI_ENOSYS, as opx's,
  *       which has atomics but no query_atomic;
  *   FISHIM_AS=NAME  a request for provider NAME (efa, cxi...) is served by
- *       tcp;ofi_rxm under that name, so the choice among providers can be seen.
+ *       tcp;ofi_rxm under that name, so the choice among providers can be seen;
+ *   FISHIM_EAGAIN_AFTER=N  after N RMA and atomic posts, every later one says
+ *       -FI_EAGAIN, as to a peer that stopped answering (only in the rank
+ *       FISHIM_EAGAIN_RANK, default 0, of PMI_RANK).
  * Everything else is the real provider's (its ops tables come back from fi_fabric).
  */
 #define _GNU_SOURCE
@@ -19,6 +22,8 @@
 #include <rdma/fabric.h>
 #include <rdma/fi_atomic.h>
 #include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_rma.h>
 
 static struct {
     void *h;
@@ -132,12 +137,114 @@ static char *real_name(struct fi_fabric_attr *a)
     return was;
 }
 
+/* FISHIM_EAGAIN_AFTER: the endpoint's RMA and atomic posts, through copies of its
+ * ops tables, counted; -1 where this rank does not stall. */
+static struct fi_ops_rma rma_ops, *real_rma;
+static struct fi_ops_atomic atomic_ops, *real_atomic;
+static long posts_left = -1;
+
+static int stalled(void)
+{
+    if (posts_left < 0)
+        return 0;
+    if (posts_left == 0)
+        return 1;
+    posts_left--;
+    return 0;
+}
+
+static ssize_t st_read(struct fid_ep *ep, void *buf, size_t len, void *desc, fi_addr_t src,
+                       uint64_t addr, uint64_t key, void *context)
+{
+    return stalled() ? -FI_EAGAIN : real_rma->read(ep, buf, len, desc, src, addr, key, context);
+}
+
+static ssize_t st_readmsg(struct fid_ep *ep, const struct fi_msg_rma *msg, uint64_t flags)
+{
+    return stalled() ? -FI_EAGAIN : real_rma->readmsg(ep, msg, flags);
+}
+
+static ssize_t st_write(struct fid_ep *ep, const void *buf, size_t len, void *desc,
+                        fi_addr_t dest, uint64_t addr, uint64_t key, void *context)
+{
+    return stalled() ? -FI_EAGAIN : real_rma->write(ep, buf, len, desc, dest, addr, key, context);
+}
+
+static ssize_t st_writemsg(struct fid_ep *ep, const struct fi_msg_rma *msg, uint64_t flags)
+{
+    return stalled() ? -FI_EAGAIN : real_rma->writemsg(ep, msg, flags);
+}
+
+static ssize_t st_inject(struct fid_ep *ep, const void *buf, size_t len, fi_addr_t dest,
+                         uint64_t addr, uint64_t key)
+{
+    return stalled() ? -FI_EAGAIN : real_rma->inject(ep, buf, len, dest, addr, key);
+}
+
+static ssize_t st_injectdata(struct fid_ep *ep, const void *buf, size_t len, uint64_t data,
+                             fi_addr_t dest, uint64_t addr, uint64_t key)
+{
+    return stalled() ? -FI_EAGAIN : real_rma->injectdata(ep, buf, len, data, dest, addr, key);
+}
+
+static ssize_t st_atomic(struct fid_ep *ep, const void *buf, size_t count, void *desc,
+                         fi_addr_t dest, uint64_t addr, uint64_t key, enum fi_datatype dt,
+                         enum fi_op op, void *context)
+{
+    return stalled() ? -FI_EAGAIN
+        : real_atomic->write(ep, buf, count, desc, dest, addr, key, dt, op, context);
+}
+
+static ssize_t st_fetch(struct fid_ep *ep, const void *buf, size_t count, void *desc,
+                        void *res, void *res_desc, fi_addr_t dest, uint64_t addr, uint64_t key,
+                        enum fi_datatype dt, enum fi_op op, void *context)
+{
+    return stalled() ? -FI_EAGAIN : real_atomic->readwrite(ep, buf, count, desc, res, res_desc,
+                                                           dest, addr, key, dt, op, context);
+}
+
+static ssize_t st_compare(struct fid_ep *ep, const void *buf, size_t count, void *desc,
+                          const void *compare, void *compare_desc, void *res, void *res_desc,
+                          fi_addr_t dest, uint64_t addr, uint64_t key, enum fi_datatype dt,
+                          enum fi_op op, void *context)
+{
+    return stalled() ? -FI_EAGAIN
+        : real_atomic->compwrite(ep, buf, count, desc, compare, compare_desc, res, res_desc,
+                                 dest, addr, key, dt, op, context);
+}
+
+static void stall_ops(struct fid_ep *ep)
+{
+    const char *after = getenv("FISHIM_EAGAIN_AFTER"), *who = getenv("FISHIM_EAGAIN_RANK");
+    const char *me = getenv("PMI_RANK");
+    if (!after || !*after || atoi(me ? me : "0") != atoi(who ? who : "0") || real_rma)
+        return;         /* (rmaib's endpoint is the first; a provider may make more) */
+    posts_left = atol(after);
+    real_rma = ep->rma;
+    rma_ops = *real_rma;
+    rma_ops.read = st_read;
+    rma_ops.readmsg = st_readmsg;
+    rma_ops.write = st_write;
+    rma_ops.writemsg = st_writemsg;
+    rma_ops.inject = st_inject;
+    rma_ops.injectdata = st_injectdata;
+    ep->rma = &rma_ops;
+    real_atomic = ep->atomic;
+    atomic_ops = *real_atomic;
+    atomic_ops.write = st_atomic;
+    atomic_ops.readwrite = st_fetch;
+    atomic_ops.compwrite = st_compare;
+    ep->atomic = &atomic_ops;
+}
+
 static int shim_endpoint(struct fid_domain *d, struct fi_info *info, struct fid_ep **ep,
                          void *ctx)
 {
     char *was = real_name(info->fabric_attr);
     int rc = real_endpoint(d, info, ep, ctx);
     info->fabric_attr->prov_name = was;
+    if (rc == 0)
+        stall_ops(*ep);
     return rc;
 }
 

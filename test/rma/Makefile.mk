@@ -76,6 +76,7 @@ rma_tests += test/rma/get_accumulate_noop_consistent
 
 # --- block D: the ofi backend (configuration errors, the progress thread) ---
 rma_tests += test/rma/ofi_bad_config
+rma_tests += test/rma/ofi_unreachable
 rma_tests += test/rma/ofi_loaded_on_demand
 rma_tests += test/rma/progress_thread_idle
 rma_tests += test/rma/target_in_host_wait

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "ofi_impl.h"
 #include "rmaib_host.h"
+#include "base/config.h"
 
 /* One reader of the CQ at a time, so that mailbox requests are served in the order
  * they arrived; a thread that finds it taken leaves the reading to its holder. */
@@ -62,12 +63,19 @@ static int handle(struct fi_cq_data_entry *ent, ssize_t n)
     return (int) n;
 }
 
+/* One error entry handled (1), or -1 where fi_cq_readerr itself fails: the CQ
+ * then says -FI_EAVAIL again at once, and reading on would spin. */
 static int handle_error(void)
 {
     struct fi_cq_err_entry e;
     memset(&e, 0, sizeof e);
-    if (fi_cq_readerr(ofi.cq, &e, 0) <= 0)
-        return 0;
+    ssize_t r = fi_cq_readerr(ofi.cq, &e, 0);
+    if (r <= 0) {
+        if (!atomic_exchange(&ofi.said_error, 1))
+            rmaib_host_say("rmaib: the ofi completion queue reports an error that "
+                           "fi_cq_readerr cannot read: %s", fi_strerror((int) (r ? -r : FI_EOTHER)));
+        return -1;
+    }
     say_cq_error(&e);
     /* No context: no operation of ours.  rxm reports here, at the target, a peer's
      * atomic it rejected (an address outside the registration); the origin gets its
@@ -91,7 +99,10 @@ static int reap_locked(void)
             if (n < 16)
                 break;
         } else if (n == -FI_EAVAIL) {
-            total += handle_error();
+            int h = handle_error();
+            if (h < 0)
+                break;
+            total += h;
         } else {
             break;
         }
@@ -143,7 +154,7 @@ int rmaib_ofi_progress_wait(int timeout_ms)
     if (r > 0)
         n = handle(ent, r);
     else if (r == -FI_EAVAIL)
-        n = handle_error();
+        n = handle_error() > 0 ? 1 : 0;
     else if (r == -FI_EAGAIN || r == -FI_ETIMEDOUT || r == -FI_EINTR)
         n = 0;
     else
@@ -178,9 +189,25 @@ void rmaib_ofi_progress_wake(void)
         fi_cq_signal(ofi.cq);
 }
 
+int rmaib_ofi_waited_out(uint64_t *since)
+{
+    if (rmaib_config.ofi_timeout <= 0)
+        return 0;
+    uint64_t now = rmaib_now_ns();
+    if (!*since)
+        *since = now;
+    return now - *since >= (uint64_t) rmaib_config.ofi_timeout * 1000000000u;
+}
+
 int rmaib_ofi_post_failed(const char *what, ssize_t r)
 {
-    if (!atomic_exchange(&ofi.said_error, 1))
+    if (atomic_exchange(&ofi.said_error, 1))
+        ;
+    else if (r == -FI_ETIMEDOUT)
+        rmaib_host_say("rmaib: %s over ofi: the provider took nothing for %d s "
+                       "(RMAIB_OFI_TIMEOUT); is the peer unreachable?", what,
+                       rmaib_config.ofi_timeout);
+    else
         rmaib_host_say("rmaib: %s over ofi failed: %s", what, fi_strerror((int) -r));
     return RMAIB_ERR_TRANSPORT;
 }

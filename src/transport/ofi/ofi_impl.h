@@ -250,13 +250,26 @@ static inline int wait_for(ofi_waiter_t *wt)
     return atomic_load_explicit(&wt->err, memory_order_relaxed) ? RMAIB_ERR_TRANSPORT : RMAIB_OK;
 }
 
+/* A wait for room to post (the provider's queue, the CQ's share, the ring) gives
+ * up after RMAIB_OFI_TIMEOUT seconds, which an unreachable peer would otherwise
+ * make for ever; nothing is in flight for the operation then, so it fails cleanly.
+ * *since: when the wait began (0 until its first round). */
+int rmaib_ofi_waited_out(uint64_t *since);
+
 /* Make a provider call into r, polling while it says -FI_EAGAIN (its queue is
- * full until completions are read, or a connection is still being set up). */
+ * full until completions are read, or a connection is still being set up), or
+ * -FI_ETIMEDOUT once that has lasted RMAIB_OFI_TIMEOUT. */
 #define RETRY(r, call)                                                          \
     do {                                                                        \
         RMAIB_BACKOFF(rbo_);                                                    \
-        while (((r) = (call)) == -FI_EAGAIN)                                    \
+        uint64_t rsince_ = 0;                                                   \
+        while (((r) = (call)) == -FI_EAGAIN) {                                  \
+            if (rmaib_ofi_waited_out(&rsince_)) {                               \
+                (r) = -FI_ETIMEDOUT;                                            \
+                break;                                                          \
+            }                                                                   \
             rmaib_backoff(&rbo_);                                               \
+        }                                                                       \
     } while (0)
 
 /* Post with a provider call into r, draining the CQ while the queue is full; a
@@ -264,10 +277,18 @@ static inline int wait_for(ofi_waiter_t *wt)
 #define POST(r, call)                                                           \
     do {                                                                        \
         RMAIB_BACKOFF(bo_);                                                     \
+        uint64_t since_ = 0;                                                    \
+        (r) = 0;                                                                \
         while (atomic_load_explicit(&ofi.outstanding, memory_order_relaxed)     \
-               >= CQ_SIZE / 2)                                                  \
+               >= CQ_SIZE / 2) {                                                \
+            if (rmaib_ofi_waited_out(&since_)) {                                \
+                (r) = -FI_ETIMEDOUT;                                            \
+                break;                                                          \
+            }                                                                   \
             rmaib_backoff(&bo_);                                                \
-        RETRY(r, call);                                                         \
+        }                                                                       \
+        if ((r) == 0)                                                           \
+            RETRY(r, call);                                                     \
         if ((r) == 0)                                                           \
             atomic_fetch_add_explicit(&ofi.outstanding, 1, memory_order_relaxed); \
     } while (0)
