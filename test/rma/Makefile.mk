@@ -6,6 +6,7 @@ rma_tests =
 # --- block A: windows, data movement, attributes, errors ---
 rma_tests += test/rma/win_create
 rma_tests += test/rma/win_create_mapped
+rma_tests += test/rma/win_create_subpage
 rma_tests += test/rma/win_allocate
 rma_tests += test/rma/win_allocate_shared
 rma_tests += test/rma/win_dynamic
