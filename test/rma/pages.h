@@ -1,7 +1,7 @@
 /*
  * What holds a page of this process, and what a child of fork sees there (tests of
  * the user memory rmaib moves into shared memory: MPI_Win_create windows and
- * dynamic windows' attached regions).  After tap.h.
+ * dynamic windows' attached regions).  After tap.h and pattern.h.
  */
 #ifndef RMAIB_TEST_PAGES_H_INCLUDED
 #define RMAIB_TEST_PAGES_H_INCLUDED
@@ -34,6 +34,43 @@ static inline int mapped_at(const void *addr)
     if (f)
         fclose(f);
     return kind;
+}
+
+/* Does this run move user memory into shared memory?  Within a node over shm, where
+ * RMAIB_MAP_USER_MEMORY does not say no. */
+static inline int pages_expect_moves(void)
+{
+    int node = tap_env_int("RMAIB_NODE_SIZE", 0);
+    const char *tp = getenv("RMAIB_TRANSPORT"), *env = getenv("RMAIB_MAP_USER_MEMORY");
+    int yes = tap_size > 1 && node != 1 && !(tp && strcmp(tp, "ofi") == 0)
+        && !(env && strcmp(env, "0") == 0);
+    TAP_DIAG("pages expected to move: %s", yes ? "yes" : "no");
+    return yes;
+}
+
+/* The rank that puts byte i of an n-byte region (put_stripes). */
+static inline int stripe_owner(size_t i, size_t n, int np)
+{
+    int o = 0;
+    while (n * (size_t) (o + 1) / (size_t) np <= i)
+        o++;
+    return o;
+}
+
+/* In an open lock_all epoch: this rank's stripe of every target's n bytes at
+ * displacement 0, byte i being bpat(me, t, salt + i), each target flushed. */
+static inline void put_stripes(MPI_Win win, unsigned char *src, size_t n, long salt)
+{
+    int me = tap_rank, np = tap_size;
+    size_t lo = n * (size_t) me / (size_t) np, hi = n * (size_t) (me + 1) / (size_t) np;
+    for (int t = 0; t < np; t++) {
+        for (size_t i = lo; i < hi; i++)
+            src[i] = bpat(me, t, salt + (long) i);
+        if (hi > lo)
+            MPI_Put(src + lo, (int) (hi - lo), MPI_BYTE, t, (MPI_Aint) lo, (int) (hi - lo),
+                    MPI_BYTE, win);
+        MPI_Win_flush(t, win);
+    }
 }
 
 static inline char *page_up(char *p)

@@ -30,15 +30,6 @@
 
 static int expect_map;          /* does this run move pages (see main)? */
 
-/* The rank that puts byte i of an n-byte region. */
-static int owner(size_t i, size_t n, int np)
-{
-    int o = 0;
-    while (n * (size_t) (o + 1) / (size_t) np <= i)
-        o++;
-    return o;
-}
-
 /* Every rank puts its share of every target's region (bytes [o*n/np, (o+1)*n/np)),
  * then reads back whole regions; the bytes around the region keep SENT_BYTE. */
 static void put_get_all(unsigned char *alloc, size_t off, size_t n, MPI_Info info,
@@ -57,19 +48,11 @@ static void put_get_all(unsigned char *alloc, size_t off, size_t n, MPI_Info inf
     if ((char *) base != pg)
         TAP_CHECK(mapped_at(base) != 1, "%s: the first edge moved", what);
     MPI_Win_lock_all(0, win);
-    for (int t = 0; t < np; t++) {
-        size_t lo = n * (size_t) me / (size_t) np, hi = n * (size_t) (me + 1) / (size_t) np;
-        for (size_t i = lo; i < hi; i++)
-            src[i] = bpat(me, t, (long) i);
-        if (hi > lo)
-            MPI_Put(src + lo, (int) (hi - lo), MPI_BYTE, t, (MPI_Aint) lo, (int) (hi - lo),
-                    MPI_BYTE, win);
-        MPI_Win_flush(t, win);
-    }
+    put_stripes(win, src, n, 0);
     MPI_Win_unlock_all(win);
     MPI_Barrier(MPI_COMM_WORLD);
     for (size_t i = 0; i < n; i++) {
-        int o = owner(i, n, np);
+        int o = stripe_owner(i, n, np);
         TAP_CHECK(base[i] == bpat(o, me, (long) i), "%s: byte %zu is %#x, want %#x", what, i,
                   base[i], bpat(o, me, (long) i));
     }
@@ -82,13 +65,13 @@ static void put_get_all(unsigned char *alloc, size_t off, size_t n, MPI_Info inf
     MPI_Get(got, (int) n, MPI_BYTE, t, 0, (int) n, MPI_BYTE, win);
     MPI_Win_unlock(t, win);
     for (size_t i = 0; i < n; i++)
-        TAP_CHECK(got[i] == bpat(owner(i, n, np), t, (long) i), "%s: got byte %zu = %#x", what,
+        TAP_CHECK(got[i] == bpat(stripe_owner(i, n, np), t, (long) i), "%s: got byte %zu = %#x", what,
                   i, got[i]);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_free(&win);
     TAP_CHECK(mapped_at(pg) != 1, "%s: after MPI_Win_free the page is still shared", what);
     for (size_t i = 0; i < n; i++)
-        TAP_CHECK(base[i] == bpat(owner(i, n, np), me, (long) i), "%s: after free byte %zu lost",
+        TAP_CHECK(base[i] == bpat(stripe_owner(i, n, np), me, (long) i), "%s: after free byte %zu lost",
                   what, i);
     free(src);
     free(got);
@@ -190,11 +173,8 @@ static void accumulate_all(void)
 int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
-    int me = tap_rank, np = tap_size, node = tap_env_int("RMAIB_NODE_SIZE", 0);
-    const char *tp = getenv("RMAIB_TRANSPORT"), *env = getenv("RMAIB_MAP_USER_MEMORY");
-    expect_map = np > 1 && node != 1 && !(tp && strcmp(tp, "ofi") == 0)
-        && !(env && strcmp(env, "0") == 0);
-    TAP_DIAG("pages expected to move: %s", expect_map ? "yes" : "no");
+    int me = tap_rank, np = tap_size;
+    expect_map = pages_expect_moves();
 
     unsigned char *buf = aligned_alloc(PAGE, 8 * PAGE);
     put_get_all(buf, 0, 4 * PAGE, MPI_INFO_NULL, 1, "page-aligned 4 pages");

@@ -29,15 +29,6 @@ static int want_at(const unsigned char *p, const unsigned char *base, size_t n)
     return expect_map && pg >= base && pg + PAGE <= base + n;
 }
 
-/* The rank that puts byte i of an n-byte window. */
-static int owner(size_t i, size_t n, int np)
-{
-    int o = 0;
-    while (n * (size_t) (o + 1) / (size_t) np <= i)
-        o++;
-    return o;
-}
-
 /* Is every byte of [p, p + n) other than [lo, hi) still SENT_BYTE? */
 static void check_around(const unsigned char *p, size_t n, size_t lo, size_t hi, const char *what)
 {
@@ -63,19 +54,11 @@ static void one_window(unsigned char *mem, size_t off, size_t n)
               "[%zu, +%zu): pages moved: %d, want %d", off, n, mapped_at(base),
               want_at(base, base, n));
     MPI_Win_lock_all(0, win);
-    size_t lo = n * (size_t) me / (size_t) np, hi = n * (size_t) (me + 1) / (size_t) np;
-    for (int t = 0; t < np; t++) {
-        for (size_t i = lo; i < hi; i++)
-            src[i] = bpat(me, t, (long) (off + i));
-        if (hi > lo)
-            MPI_Put(src + lo, (int) (hi - lo), MPI_BYTE, t, (MPI_Aint) lo, (int) (hi - lo),
-                    MPI_BYTE, win);
-        MPI_Win_flush(t, win);
-    }
+    put_stripes(win, src, n, (long) off);
     MPI_Win_unlock_all(win);
     MPI_Barrier(MPI_COMM_WORLD);
     for (size_t i = 0; i < n; i++)
-        TAP_CHECK(base[i] == bpat(owner(i, n, np), me, (long) (off + i)),
+        TAP_CHECK(base[i] == bpat(stripe_owner(i, n, np), me, (long) (off + i)),
                   "[%zu, +%zu): byte %zu is %#x", off, n, i, base[i]);
     check_around(mem, 3 * PAGE, off, off + n, "after puts");
     int t = (me + 1) % np;
@@ -83,7 +66,7 @@ static void one_window(unsigned char *mem, size_t off, size_t n)
     MPI_Get(got, (int) n, MPI_BYTE, t, 0, (int) n, MPI_BYTE, win);
     MPI_Win_unlock(t, win);
     for (size_t i = 0; i < n; i++)
-        TAP_CHECK(got[i] == bpat(owner(i, n, np), t, (long) (off + i)),
+        TAP_CHECK(got[i] == bpat(stripe_owner(i, n, np), t, (long) (off + i)),
                   "[%zu, +%zu): got byte %zu = %#x", off, n, i, got[i]);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_lock_all(0, win);
@@ -96,7 +79,7 @@ static void one_window(unsigned char *mem, size_t off, size_t n)
     MPI_Win_unlock_all(win);
     MPI_Barrier(MPI_COMM_WORLD);
     for (size_t i = 0; i < n; i++) {
-        unsigned char want = (unsigned char) (bpat(owner(i, n, np), me, (long) (off + i))
+        unsigned char want = (unsigned char) (bpat(stripe_owner(i, n, np), me, (long) (off + i))
                                               + ITER * np);
         TAP_CHECK(base[i] == want, "[%zu, +%zu): accumulated byte %zu is %#x, want %#x", off, n,
                   i, base[i], want);
@@ -106,7 +89,7 @@ static void one_window(unsigned char *mem, size_t off, size_t n)
     TAP_CHECK(mapped_at(base) == 0 && mapped_at(base + n - 1) == 0,
               "[%zu, +%zu): not private after MPI_Win_free", off, n);
     for (size_t i = 0; i < n; i++)
-        TAP_CHECK(base[i] == (unsigned char) (bpat(owner(i, n, np), me, (long) (off + i))
+        TAP_CHECK(base[i] == (unsigned char) (bpat(stripe_owner(i, n, np), me, (long) (off + i))
                                               + ITER * np), "[%zu, +%zu): byte %zu lost at "
                   "the free", off, n, i);
     check_around(mem, 3 * PAGE, off, off + n, "after the free");
@@ -255,10 +238,7 @@ static void fetch_and_op(unsigned char *mem, size_t off)
 int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
-    int np = tap_size, node = tap_env_int("RMAIB_NODE_SIZE", 0);
-    const char *tp = getenv("RMAIB_TRANSPORT"), *env = getenv("RMAIB_MAP_USER_MEMORY");
-    expect_map = np > 1 && node != 1 && !(tp && strcmp(tp, "ofi") == 0)
-        && !(env && strcmp(env, "0") == 0);
+    expect_map = pages_expect_moves();
 
     /* Three pages from their own mapping, as a large malloc gets them. */
     unsigned char *mem = mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,

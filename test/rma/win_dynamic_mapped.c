@@ -315,11 +315,7 @@ static void fork_after_attach(void)
 int main(int argc, char **argv)
 {
     tap_init(&argc, &argv);
-    int np = tap_size, node = tap_env_int("RMAIB_NODE_SIZE", 0);
-    const char *tp = getenv("RMAIB_TRANSPORT"), *env = getenv("RMAIB_MAP_USER_MEMORY");
-    expect_map = np > 1 && node != 1 && !(tp && strcmp(tp, "ofi") == 0)
-        && !(env && strcmp(env, "0") == 0);
-    TAP_DIAG("pages expected to move: %s", expect_map ? "yes" : "no");
+    expect_map = pages_expect_moves();
 
     regions(MPI_INFO_NULL, 1, "default");
     MPI_Info info;
