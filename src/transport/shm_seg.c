@@ -207,9 +207,9 @@ static int seg_by_board(rmaib_win_t *w, shm_win_t *s, shm_seg_args_t *a, int sta
         board->hello = hello;
         atomic_store_explicit(&board->serial, w->serial, memory_order_release);
         rc = hello.status == RMAIB_OK ? seg_map(s, fd, hello.name) : hello.status;
-    } else {
-        const shm_board_t *b = status == RMAIB_OK ? board_open(rmaib_peer(w, a->leader)) : NULL;
-        rc = status != RMAIB_OK ? status : b ? RMAIB_OK : RMAIB_ERR_NO_MEM;
+    } else {                    /* (our own status is RMAIB_OK here) */
+        const shm_board_t *b = board_open(rmaib_peer(w, a->leader));
+        rc = b ? RMAIB_OK : RMAIB_ERR_NO_MEM;
         if (b) {
             RMAIB_BACKOFF(bo);
             while (atomic_load_explicit(&b->serial, memory_order_acquire) != w->serial)
