@@ -63,6 +63,7 @@ static const struct rmaib_host_ops alone = {
 
 const struct rmaib_host_ops *rmaib_host = &alone;
 _Thread_local unsigned long rmaib_host_colls;
+_Thread_local int rmaib_host_own_thread;
 
 void rmaib_host_register(const struct rmaib_host_ops *ops)
 {

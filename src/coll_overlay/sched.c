@@ -567,6 +567,7 @@ static void run_pending(void)
 static void *sched_thread(void *arg)
 {
     (void) arg;
+    rmaib_host_own_thread = 1;
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     pthread_mutex_lock(&th.lock);
     while (!__atomic_load_n(&th.stop, __ATOMIC_RELAXED)) {

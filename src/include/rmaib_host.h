@@ -37,6 +37,10 @@ void rmaib_host_register(const struct rmaib_host_ops *ops);
  * the collectives this thread made (what a window's creation cost, RMAIB_VERBOSE). */
 extern const struct rmaib_host_ops *rmaib_host;
 extern _Thread_local unsigned long rmaib_host_colls;
+/* Set in rmaib's own threads (the schedule and progress threads): the host MPI
+ * may be in a call on another thread, and unless it runs MPI_THREAD_MULTIPLE a
+ * second caller corrupts it (ch4:ucx asserted in ucp_worker_progress). */
+extern _Thread_local int rmaib_host_own_thread;
 
 static inline int rmaib_host_allgather(void *hcomm, const void *send, void *recv, size_t bytes)
 {
@@ -63,7 +67,8 @@ static inline int rmaib_host_world_rank(void)
 
 static inline void rmaib_host_progress(void)
 {
-    rmaib_host->progress();
+    if (!rmaib_host_own_thread)
+        rmaib_host->progress();
 }
 
 static inline int rmaib_host_thread_multiple(void)

@@ -74,6 +74,7 @@ static void *serve(void *arg)
 {
     unsigned idle = 0, doublings = 0;
     (void) arg;
+    rmaib_host_own_thread = 1;
     while (!atomic_load_explicit(&stop, memory_order_acquire)) {
         uint64_t nap = polled_by_others(doublings);
         if (!nap) {
