@@ -169,7 +169,7 @@ static inline size_t rmaib_ctrl_size(size_t pscw, int nnotify, int dynamic)
 {
     size_t s = dynamic ? rmaib_ctrl_attach_off(pscw, nnotify) + sizeof(rmaib_ctrl_attach_t)
         : rmaib_ctrl_notify_off(pscw, nnotify);
-    return (s + 4095) & ~(size_t) 4095;
+    return (s + RMAIB_CACHELINE - 1) & ~(size_t) (RMAIB_CACHELINE - 1);
 }
 
 /* What the core knows of one peer: its entry of the window's peer table (peer.c),

@@ -60,21 +60,20 @@ shm_peer_t *rmaib_shm_peer(const rmaib_win_t *w, int rank)
     return &((shm_win_t *) w->shm)->peers[local_index(w, rank)];
 }
 
-/* Layout: the local control blocks, then (page-aligned) the local window memory.
- * Shared windows are contiguous by default: rank r+1's memory starts right after
- * rank r's.  Otherwise each part starts on its own cache line or page.  Control
- * blocks, each followed by its accumulate stripes (shm_acc.c), get their offsets
+/* Layout: the local control blocks side by side, then their accumulate stripes
+ * (shm_acc.c), then their attach tables (shm_dyn.c), then (page-aligned) the local
+ * window memory.  Packed so: a fence touches its partners' control blocks, and the
+ * node's fill a page or two instead of one page each.  Shared windows are
+ * contiguous by default: rank r+1's memory starts right after rank r's; otherwise
+ * each part starts on its own cache line or page.  Control blocks get their offsets
  * in s->peers[i].ctrl (fixed up after mmap), data in data_off[i], for the i-th
  * local rank; returns the node's lowest rank, which creates the segment. */
 static int shm_layout(rmaib_win_t *w, shm_win_t *s, size_t *data_off, int has_data)
 {
-    size_t off = 0;
-    for (int i = 0; i < w->nlocal; i++) {
-        s->peers[i].ctrl = (char *) off;       /* fixed up after mmap */
-        off += rmaib_win_ctrl_size(w) + SHM_ACC_STRIPES_SIZE
-            + rmaib_shm_dyn_table_size(w);
-    }
-    off = align_up(off, 4096);
+    size_t cs = rmaib_win_ctrl_size(w), n = (size_t) w->nlocal;
+    for (size_t i = 0; i < n; i++)
+        s->peers[i].ctrl = (char *) (i * cs);   /* fixed up after mmap */
+    size_t off = align_up(n * (cs + SHM_ACC_STRIPES_SIZE + rmaib_shm_dyn_table_size(w)), 4096);
     for (int i = 0; has_data && i < w->nlocal; i++) {
         if (w->flavor == RMAIB_FLAVOR_ALLOCATE)
             off = align_up(off, RMAIB_CACHELINE);
@@ -94,10 +93,12 @@ static void shm_fill_peers(rmaib_win_t *w, shm_win_t *s, const size_t *data_off,
         int r = w->local_ranks[i];
         shm_peer_t *sp = &s->peers[i];
         rmaib_peer_t *pe = rmaib_peer(w, r);    /* (open since creation) */
+        size_t n = (size_t) w->nlocal, dyn = rmaib_shm_dyn_table_size(w);
+        char *stripes = (char *) s->seg + n * rmaib_win_ctrl_size(w);
         sp->ctrl = (char *) s->seg + (uintptr_t) sp->ctrl;
-        sp->stripes = sp->ctrl + rmaib_win_ctrl_size(w);
-        if (rmaib_shm_dyn_table_size(w))
-            sp->dyn = (shm_dyn_table_t *) (sp->stripes + SHM_ACC_STRIPES_SIZE);
+        sp->stripes = stripes + (size_t) i * SHM_ACC_STRIPES_SIZE;
+        if (dyn)
+            sp->dyn = (shm_dyn_table_t *) (stripes + n * SHM_ACC_STRIPES_SIZE + (size_t) i * dyn);
         sp->pid = pe->pid;
         sp->dlo = sp->alo = 1;  /* empty ranges, until set */
         sp->dhi = sp->ahi = 0;
