@@ -153,7 +153,7 @@ typedef struct ofi_win {
     char *data;                 /* our window memory, for mailbox data atomics; */
     size_t data_size;           /* 0 where there are none (dynamic windows) */
     ofi_ktab_t *ktab;           /* dynamic: own table, registered */
-    struct fid_mr *attach_mr[RMAIB_MAX_ATTACH];
+    struct fid_mr **attach_mr;  /* dynamic: [RMAIB_MAX_ATTACH], the regions' */
     /* The peers with work outstanding since a walk of the list last found them idle
      * (rma.c: rmaib_ofi_touch, rmaib_ofi_walk): what flush(-1), flush_local(-1) and
      * quiesce visit, in place of all nranks.  Pushed lock-free; walked by one thread

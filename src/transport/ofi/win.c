@@ -213,8 +213,9 @@ static void win_release(ofi_win_t *o)
 {
     rmaib_ofi_amo_win_remove(o);
     rmaib_ofi_cq_readers_out();         /* none still serves o's mailbox */
-    for (int i = 0; i < RMAIB_MAX_ATTACH; i++)
+    for (int i = 0; o->attach_mr && i < RMAIB_MAX_ATTACH; i++)
         rmaib_ofi_close_fid(&o->attach_mr[i]);
+    free(o->attach_mr);
     rmaib_ofi_close_fid(&o->data_mr);
     rmaib_ofi_close_fid(&o->ctrl_mr);
     rmaib_ofi_close_fid(&o->ktab_mr);
@@ -252,6 +253,9 @@ static ofi_win_t *win_alloc(rmaib_win_t *w)
 /* A dynamic window's own key table, registered for the origins to read. */
 static int win_open_ktab(ofi_win_t *o, ofi_hello_t *mine, uint64_t key)
 {
+    o->attach_mr = calloc(RMAIB_MAX_ATTACH, sizeof *o->attach_mr);
+    if (!o->attach_mr)
+        return RMAIB_ERR_NO_MEM;
     if (posix_memalign((void **) &o->ktab, 4096, sizeof *o->ktab) != 0) {
         o->ktab = NULL;
         return RMAIB_ERR_NO_MEM;
