@@ -4,10 +4,13 @@
  * lock_all, puts 8 bytes to rank+1 and rank-1 and flushes; rank 0 prints, over the
  * ranks (max and mean):
  *     np P  rss_kb_per_win MAX MEAN  rss_kb_total MAX MEAN  sockets MAX MEAN
- *          first_us MAX MEAN  create_us MAX  sockets_all MAX MEAN
+ *          first_us MAX MEAN  create_us MAX  sockets_all MAX MEAN  pss_kb_per_win MAX MEAN
  * after a first window that only fences (it brings the network up).
  * rss_kb_per_win: resident memory grown by windows 2..NWIN and their accesses,
  * divided by NWIN - 1 (the first pays for connections where they are made then);
+ * pss_kb_per_win: the same in proportional set size, which counts a page shared by n
+ * processes as 1/n in each (resident memory counts it whole in each, and the kernel's
+ * fault-around maps up to 16 pages of a shared file already in memory at one fault);
  * sockets: descriptors that are sockets, made since before the first window;
  * sockets_all: all of them at the end, MPI_Init's too (an MPI that connects at
  * start-up makes none later).  first_us: the first put+flush to the right neighbour
@@ -36,6 +39,19 @@ static long rss_kb(void)
         fclose(f);
     }
     return res * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+static long pss_kb(void)
+{
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    char line[256];
+    long kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "Pss: %ld", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb;
 }
 
 static int sockets(void)
@@ -88,7 +104,7 @@ int main(int argc, char **argv)
     MPI_Win_fence(0, warm);
     MPI_Win_fence(0, warm);
     MPI_Barrier(MPI_COMM_WORLD);
-    long rss0 = rss_kb();
+    long rss0 = rss_kb(), pss0 = pss_kb();
     double first = 0;
     for (int i = 0; i < nwin; i++) {
         MPI_Win_allocate(4096, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem[i], &win[i]);
@@ -110,23 +126,27 @@ int main(int argc, char **argv)
         if (mem[i][0] != left * 1000 + i || mem[i][1] != -(right * 1000 + i))
             bad = 1;
         MPI_Win_unlock_all(win[i]);
-        if (i == 0 && nwin > 1)
+        if (i == 0 && nwin > 1) {
             rss0 = rss_kb();    /* the neighbours' connections are made by now */
+            pss0 = pss_kb();
+        }
     }
-    long rss1 = rss_kb();
+    long rss1 = rss_kb(), pss1 = pss_kb();
     double per = (double) (rss1 - rss0) / (nwin > 1 ? nwin - 1 : 1);
+    double pss_per = (double) (pss1 - pss0) / (nwin > 1 ? nwin - 1 : 1);
     int sock1 = sockets();
-    double mine[6] = { per, sock1 - sock0, first, (double) (rss1 - rss_start), tw, sock1 };
-    double mx[6], sum[6];
-    MPI_Reduce(mine, mx, 6, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(mine, sum, 6, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    double mine[7] = { per, sock1 - sock0, first, (double) (rss1 - rss_start), tw, sock1,
+        pss_per };
+    double mx[7], sum[7];
+    MPI_Reduce(mine, mx, 7, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(mine, sum, 7, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     int anybad = 0;
     MPI_Reduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0)
         printf("np %d  rss_kb_per_win %.1f %.1f  rss_kb_total %.0f %.0f  sockets %.0f %.1f  "
-               "first_us %.0f %.0f  create_us %.0f  sockets_all %.0f %.1f%s\n", np, mx[0],
-               sum[0] / np, mx[3], sum[3] / np, mx[1], sum[1] / np, mx[2], sum[2] / np, mx[4],
-               mx[5], sum[5] / np, anybad ? "  DATA WRONG" : "");
+               "first_us %.0f %.0f  create_us %.0f  sockets_all %.0f %.1f  pss_kb_per_win %.1f %.1f%s\n",
+               np, mx[0], sum[0] / np, mx[3], sum[3] / np, mx[1], sum[1] / np, mx[2], sum[2] / np,
+               mx[4], mx[5], sum[5] / np, mx[6], sum[6] / np, anybad ? "  DATA WRONG" : "");
     for (int i = 0; i < nwin; i++)
         MPI_Win_free(&win[i]);
     MPI_Win_free(&warm);

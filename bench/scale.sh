@@ -22,7 +22,8 @@
 # that leaves the machine less than 2 GiB available is ended with none.
 # Prints a table per P: ring_scale's columns (bench/ring_scale.c), one row a system,
 # and rmaib's ratio to the stock MPI it runs on (rmaib / stock: below 1, rmaib less)
-# for the mean resident memory a window, the mean sockets (all: an MPI that connects
+# for the mean resident memory a window, its mean proportional set size (Pss: a
+# page shared by n processes counts 1/n in each), the mean sockets (all: an MPI that connects
 # at start-up makes none "new") and the first window's creation.
 set -u
 export LC_ALL=C
@@ -125,7 +126,7 @@ verdict() {
 
 # run SYSTEM NP: a row to $scratch/rows, the system and ring_scale's figures (np, rss
 # max mean, total max mean, sockets max mean, first max mean, create, sockets_all max
-# mean), or "fail WHY".
+# mean, pss max mean), or "fail WHY".
 run() {
     local sys=$1 np=$2 bin=$scratch/ring_scale.mpich rc why='' waited=0 cut='' pid
     case $sys in *ompi) bin=$scratch/ring_scale.openmpi ;; esac
@@ -153,7 +154,7 @@ run() {
     if [ -n "$why" ]; then
         echo "$sys fail $why" >> "$scratch/rows"
     else
-        awk -v sys="$sys" '$1 == "np" { print sys, $2, $4, $5, $7, $8, $10, $11, $13, $14, $16, $18, $19 }' \
+        awk -v sys="$sys" '$1 == "np" { print sys, $2, $4, $5, $7, $8, $10, $11, $13, $14, $16, $18, $19, $21, $22 }' \
             "$scratch/out" >> "$scratch/rows"
         [ -z "$cut" ] || echo "$sys$cut" >> "$scratch/notes"
     fi
@@ -188,21 +189,23 @@ for np in $nps; do
     awk '
         function ratio(a, b) { return (b > 0) ? sprintf("%.2f", a / b) : "-" }
         BEGIN {
-            printf "| system | rss KB/win max | mean | x stock | rss KB total max | mean |"
+            printf "| system | rss KB/win max | mean | x stock | pss KB/win max | mean | x stock |"
+            printf " rss KB total max | mean |"
             printf " sockets new max | mean | all max | all mean | x stock |"
             printf " first put us max | mean | create ms | x stock |\n"
-            print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+            print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
         }
         $2 == "fail" { why = $0; sub(/^[^ ]* fail /, "", why); printf "| %s | failed: %s |\n", $1, why; next }
         {
             s = $1; for (i = 3; i <= NF; i++) v[s, i] = $i
             base = (s ~ /^rmaib-/) ? substr(s, 7) : ""
-            r1 = r2 = r3 = ""
+            r1 = r2 = r3 = r4 = ""
             if (base != "" && ((base, 3) in v)) {
                 r1 = ratio($4, v[base, 4]); r2 = ratio($13, v[base, 13]); r3 = ratio($11, v[base, 11])
+                r4 = ratio($15, v[base, 15])
             }
-            printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %s |\n",
-                s, $3, $4, r1, $5, $6, $7, $8, $12, $13, r2, $9, $10, $11 / 1000, r3
+            printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %s |\n",
+                s, $3, $4, r1, $14, $15, r4, $5, $6, $7, $8, $12, $13, r2, $9, $10, $11 / 1000, r3
         }' "$scratch/rows"
     [ -f "$scratch/notes" ] && sed -e 's/^/note: /' "$scratch/notes"
     rm -f "$scratch/rows" "$scratch/notes"
