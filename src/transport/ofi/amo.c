@@ -103,9 +103,24 @@ static uint64_t amo_data(unsigned kind, uint32_t wid, int rank, int slot)
         | (uint64_t) (uint32_t) rank << 8 | (uint64_t) slot;
 }
 
-static size_t amo_answers_off(const ofi_win_t *o)
+/* A mailbox holds, for each peer rank, its requests to us and our answers from it
+ * side by side: a process that works with its neighbours touches a page or so of
+ * each window's mailbox, not a page of requests and another of answers. */
+enum {
+    AMO_PEER_BYTES = RMAIB_AMO_SLOTS * (sizeof(rmaib_amo_req_t) + sizeof(rmaib_amo_ans_t))
+};
+
+/* Where the request from rank origin in slot lies in a mailbox. */
+static size_t amo_req_off(int origin, int slot)
 {
-    return (size_t) o->nranks * RMAIB_AMO_SLOTS * sizeof(rmaib_amo_req_t);
+    return (size_t) origin * AMO_PEER_BYTES + (size_t) slot * sizeof(rmaib_amo_req_t);
+}
+
+/* Where the answer from rank target to our request in slot lies in our mailbox. */
+static size_t amo_ans_off(int target, int slot)
+{
+    return (size_t) target * AMO_PEER_BYTES + RMAIB_AMO_SLOTS * sizeof(rmaib_amo_req_t)
+        + (size_t) slot * sizeof(rmaib_amo_ans_t);
 }
 
 /* Each origin's stage in a target's mailbox, for runs of elements.  Every rank
@@ -121,8 +136,7 @@ size_t rmaib_ofi_amo_stage_bytes(int nranks)
 /* Where origin's stage starts in the mailbox (origin == nranks: its end). */
 size_t rmaib_ofi_amo_stage_off(const ofi_win_t *o, int origin)
 {
-    size_t base = amo_answers_off(o)
-        + (size_t) o->nranks * RMAIB_AMO_SLOTS * sizeof(rmaib_amo_ans_t);
+    size_t base = (size_t) o->nranks * AMO_PEER_BYTES;
     base = (base + 63) & ~(size_t) 63;
     return base + (size_t) origin * o->stage_bytes;
 }
@@ -168,13 +182,11 @@ void rmaib_ofi_amo_resend(void)
 static void amo_answer(ofi_win_t *o, int origin, int slot, int refused, int one_way,
                        uint32_t tag, uint64_t value)
 {
-    uint64_t at = ((uint64_t) o->rank * RMAIB_AMO_SLOTS + (uint64_t) slot)
-        * sizeof(rmaib_amo_ans_t);
     /* From the columns: serving a request makes no record of its origin. */
     uint32_t wid = (uint32_t) rmaib_ofi_col(o, OFI_COL_BOX_WID, origin);
     amo_unsent_t a = {
         (fi_addr_t) rmaib_ofi_col(o, OFI_COL_AV, origin),
-        rmaib_ofi_col(o, OFI_COL_BOX_RADDR, origin) + amo_answers_off(o) + at,
+        rmaib_ofi_col(o, OFI_COL_BOX_RADDR, origin) + amo_ans_off(o->rank, slot),
         rmaib_ofi_col(o, OFI_COL_BOX_KEY, origin),
         one_way ? amo_data(AMO_REFUSED, wid, o->rank, slot | AMO_ONE_WAY_REFUSED) : 0,
         { 0, 0, 0 },
@@ -199,8 +211,7 @@ static void amo_answer(ofi_win_t *o, int origin, int slot, int refused, int one_
  * origin's call fails, rather than returning a value nobody computed. */
 static void amo_serve(ofi_win_t *o, int origin, int slot, int one_way)
 {
-    const rmaib_amo_req_t *q = (const rmaib_amo_req_t *) o->box
-        + (size_t) origin * RMAIB_AMO_SLOTS + (size_t) slot;
+    const rmaib_amo_req_t *q = (const rmaib_amo_req_t *) (o->box + amo_req_off(origin, slot));
     uint64_t old;
     int rc = rmaib_amo_apply(q, o->ctrl, o->ctrl_size, o->data, o->data_size,
                              o->box + rmaib_ofi_amo_stage_off(o, origin), o->stage_bytes, &old);
@@ -313,7 +324,7 @@ int rmaib_ofi_amo_collect(void)
     for (size_t i = 0; i < nawaited && n < 32;) {
         amo_awaited_t *w = &awaited[i];
         const volatile rmaib_amo_ans_t *ans = (const volatile rmaib_amo_ans_t *) (w->o->box
-            + amo_answers_off(w->o)) + (size_t) w->target * RMAIB_AMO_SLOTS + (size_t) w->slot;
+            + amo_ans_off(w->target, w->slot));
         uint64_t value = 0;
         int got = rmaib_amo_answer_read(ans, w->tag, &value);
         if (got) {
@@ -395,8 +406,7 @@ int rmaib_ofi_amo_issue(ofi_win_t *o, int peer, uint64_t off, uint32_t op, uint6
         rmaib_backoff(&bo);
     }
     rmaib_amo_req_t q = { off, operand, compare, op, (uint32_t) seq };
-    uint64_t raddr = p->box_raddr
-        + ((uint64_t) o->rank * RMAIB_AMO_SLOTS + (uint64_t) slot) * sizeof q;
+    uint64_t raddr = p->box_raddr + amo_req_off(o->rank, slot);
     uint64_t data = amo_data(wt ? AMO_REQUEST : AMO_ONE_WAY, p->box_wid, o->rank, slot);
     ssize_t r = wt ? amo_await(o, peer, slot, q.tag) : RMAIB_OK;
     if (r == RMAIB_OK)

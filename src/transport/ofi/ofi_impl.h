@@ -140,9 +140,9 @@ enum {
 
 typedef struct ofi_win {
     struct fid_mr *data_mr, *ctrl_mr, *ktab_mr, *box_mr;
-    /* Mailbox: requests from each origin [nranks][RMAIB_AMO_SLOTS], then answers from
-     * each target [nranks][RMAIB_AMO_SLOTS] (rmaib_amo_ans_t), then each origin's
-     * stage for runs of elements [nranks][stage_bytes] (rmaib_ofi_amo_stage_bytes). */
+    /* Mailbox: for each peer rank [nranks], its requests [RMAIB_AMO_SLOTS] and the
+     * answers from it [RMAIB_AMO_SLOTS] (rmaib_amo_ans_t), then each origin's stage
+     * for runs of elements [nranks][stage_bytes] (rmaib_ofi_amo_stage_bytes). */
     char *box;
     size_t box_bytes, stage_bytes;
     uint32_t wid;               /* its number in the process's mailboxes; 0: none */
