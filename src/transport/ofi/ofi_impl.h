@@ -166,6 +166,9 @@ typedef struct ofi_win {
     /* Mailbox requests applied here, counted before each is answered: MPI_Win_sync
      * reads it (acquire), so what a CQ reader applied for a peer happens before. */
     _Atomic uint64_t served;
+    /* A communicator's first window: the hellos' array, ours filled in, made inside
+     * the node backend's agreement (rmaib_ofi_win_early) for win_init's exchange. */
+    void *early_hellos;
 } ofi_win_t;
 
 #define OFI_INET_KEY 19         /* family, port, IPv6 address */

@@ -4,8 +4,8 @@
  * key tables (attach, detach, an origin's cached copy of a target's).
  *
  * A communicator's first window over the network exchanges every rank's hello
- * (endpoint name, keys, addresses) and keeps the peers' address vector entries in
- * the communicator's directory.  A later allocated or dynamic window with a serial
+ * (endpoint name, keys, addresses), made within the node backend's last agreement,
+ * and keeps the peers' address vector entries in the communicator's directory.  A later allocated or dynamic window with a serial
  * (w->serial), over a provider that lets rmaib choose keys and addresses regions by
  * offset, exchanges nothing: each rank's keys and mailbox number follow from the
  * serial and its regions start at 0 on the wire, so it sets up early
@@ -224,6 +224,7 @@ static void win_release(ofi_win_t *o)
     if (o->box)
         munmap(o->box, o->box_bytes);
     rmaib_ofi_peers_free(o);
+    free(o->early_hellos);
     pthread_mutex_destroy(&o->walk_lock);
     pthread_mutex_destroy(&o->open_lock);
     free(o);
@@ -426,14 +427,36 @@ static int win_quick(const rmaib_win_t *w)
         && (w->flavor == RMAIB_FLAVOR_ALLOCATE || w->flavor == RMAIB_FLAVOR_DYNAMIC);
 }
 
+/* A window that exchanges: its registrations and hello, made where the node
+ * backend's agreement carries their status, so that the exchange needs no agreement
+ * of its own before it. */
+static int win_prepare(rmaib_win_t *w)
+{
+    ofi_hello_t *all = malloc(sizeof *all * (size_t) w->nranks);
+    ofi_win_t *o = all ? win_alloc(w) : NULL;
+    if (!o) {
+        free(all);
+        return RMAIB_ERR_NO_MEM;
+    }
+    o->early_hellos = all;
+    win_hello(w, o, 1, atomic_fetch_add_explicit(&ofi.next_key, 4, memory_order_relaxed), 0,
+              &all[w->rank]);
+    int rc = all[w->rank].status;
+    if (rc != RMAIB_OK)
+        win_release(o);
+    else
+        w->ofi = o;
+    return rc;
+}
+
 int rmaib_ofi_win_early(rmaib_win_t *w)
 {
-    if (!win_quick(w))
-        return RMAIB_OK;
     if (w->ofi) {               /* the node backend's segment again, after a failure */
         win_release(w->ofi);
         w->ofi = NULL;
     }
+    if (!win_quick(w))
+        return win_prepare(w);
     const ofi_dir_t *d = *w->net_dir;
     ofi_win_t *o = win_alloc(w);
     ofi_hello_t mine;
@@ -480,15 +503,16 @@ int rmaib_ofi_win_init(rmaib_win_t *w)
     if (win_quick(w))           /* set up early, or the node backend failed */
         return w->ofi ? RMAIB_OK : RMAIB_ERR_INTERN;
     int p = w->nranks, rc = RMAIB_OK;
-    ofi_hello_t mine, *all = malloc(sizeof *all * (size_t) p);
-    ofi_win_t *o = win_alloc(w);
+    ofi_win_t *o = w->ofi;
     ofi_dir_t *d = NULL;
-    win_hello(w, o, all != NULL, atomic_fetch_add_explicit(&ofi.next_key, 4,
-                                                           memory_order_relaxed), 0, &mine);
-    /* A rank that ran out of memory joins the agreement, and nobody exchanges. */
-    rc = rmaib_host_agree(w->hcomm, p, all ? RMAIB_OK : RMAIB_ERR_NO_MEM);
-    if (rc == RMAIB_OK)
-        rc = rmaib_host_allgather(w->hcomm, &mine, all, sizeof mine);
+    /* Made in win_early, whose agreement said every rank has its hello. */
+    if (!o || !o->early_hellos)
+        return RMAIB_ERR_INTERN;
+    ofi_hello_t mine, *all = o->early_hellos;
+    o->early_hellos = NULL;
+    w->ofi = NULL;
+    mine = all[w->rank];
+    rc = rmaib_host_allgather(w->hcomm, &mine, all, sizeof mine);
     for (int r = 0; rc == RMAIB_OK && r < p; r++)
         if (all[r].status != RMAIB_OK)
             rc = all[r].status;
