@@ -11,7 +11,11 @@
  *       tcp;ofi_rxm under that name, so the choice among providers can be seen;
  *   FISHIM_EAGAIN_AFTER=N  after N RMA and atomic posts, every later one says
  *       -FI_EAGAIN, as to a peer that stopped answering (only in the rank
- *       FISHIM_EAGAIN_RANK, default 0, of PMI_RANK).
+ *       FISHIM_EAGAIN_RANK, default 0, of PMI_RANK);
+ *   FISHIM_PROGRESS_UNIFIED=1  every fi_info says data progress
+ *       FI_PROGRESS_CONTROL_UNIFIED (3: libfabric 1.21 and 2.x, which 1.17 has no
+ *       name for), which implies manual progress; the provider gets its own
+ *       value back when a domain or endpoint is opened.
  * Everything else is the real provider's (its ops tables come back from fi_fabric).
  */
 #define _GNU_SOURCE
@@ -68,6 +72,9 @@ static uint64_t env_mode(void)
     return m;
 }
 
+enum { PROGRESS_CONTROL_UNIFIED = 3 };
+static enum fi_progress real_progress = FI_PROGRESS_MANUAL;
+
 int fi_getinfo(uint32_t version, const char *node, const char *service, uint64_t flags,
                const struct fi_info *hints, struct fi_info **info)
 {
@@ -90,9 +97,24 @@ int fi_getinfo(uint32_t version, const char *node, const char *service, uint64_t
     } else {
         rc = real.getinfo(version, node, service, flags, hints, info);
     }
-    for (struct fi_info *i = rc == 0 ? *info : NULL; i; i = i->next)
+    const char *u = getenv("FISHIM_PROGRESS_UNIFIED");
+    for (struct fi_info *i = rc == 0 ? *info : NULL; i; i = i->next) {
         i->mode |= env_mode();
+        if (u && *u == '1' && i->domain_attr) {
+            real_progress = i->domain_attr->data_progress;
+            i->domain_attr->data_progress = (enum fi_progress) PROGRESS_CONTROL_UNIFIED;
+        }
+    }
     return rc;
+}
+
+/* FISHIM_PROGRESS_UNIFIED: the provider's own progress model, for its own calls. */
+static enum fi_progress unbend(struct fi_info *info)
+{
+    enum fi_progress was = info->domain_attr->data_progress;
+    if ((int) was == PROGRESS_CONTROL_UNIFIED)
+        info->domain_attr->data_progress = real_progress;
+    return was;
 }
 
 void fi_freeinfo(struct fi_info *info)
@@ -241,8 +263,10 @@ static int shim_endpoint(struct fid_domain *d, struct fi_info *info, struct fid_
                          void *ctx)
 {
     char *was = real_name(info->fabric_attr);
+    enum fi_progress progress = unbend(info);
     int rc = real_endpoint(d, info, ep, ctx);
     info->fabric_attr->prov_name = was;
+    info->domain_attr->data_progress = progress;
     if (rc == 0)
         stall_ops(*ep);
     return rc;
@@ -260,8 +284,10 @@ static int shim_domain(struct fid_fabric *f, struct fi_info *info, struct fid_do
 {
     const char *e = getenv("FISHIM_NO_QUERY_ATOMIC");
     char *was = real_name(info->fabric_attr);
+    enum fi_progress progress = unbend(info);
     int rc = real_domain(f, info, d, ctx);
     info->fabric_attr->prov_name = was;
+    info->domain_attr->data_progress = progress;
     if (rc == 0) {
         size_t n = (*d)->ops->size < sizeof dom_ops ? (*d)->ops->size : sizeof dom_ops;
         memcpy(&dom_ops, (*d)->ops, n);

@@ -243,6 +243,16 @@ static struct fi_info *get_info(const char *prov, int dc)
     return info;
 }
 
+/* Do peers' operations on us move only inside our calls?  Manual progress, or
+ * FI_PROGRESS_CONTROL_UNIFIED (libfabric 1.21 and 2.x: value 3, which the 1.17
+ * headers have no name for), which implies it. */
+enum { OFI_PROGRESS_CONTROL_UNIFIED = 3 };
+
+static int progress_manual(enum fi_progress p)
+{
+    return p == FI_PROGRESS_MANUAL || (int) p == OFI_PROGRESS_CONTROL_UNIFIED;
+}
+
 static int want_thread(void)
 {
     if (rmaib_config.async_progress >= 0)
@@ -276,6 +286,10 @@ static int read_traits(struct fi_info *info, int dc)
     if (info->mode & (FI_CONTEXT | FI_CONTEXT2))
         return fail("it needs mode %s, an fi_context in every operation's context",
                     info->mode & FI_CONTEXT2 ? "FI_CONTEXT2" : "FI_CONTEXT");
+    /* Our iovec arrays live on the caller's stack while the operation is in flight,
+     * which FI_ASYNC_IOV (opx) forbids: refused, not read after they are gone. */
+    if (info->mode & FI_ASYNC_IOV)
+        return fail("it needs mode FI_ASYNC_IOV, iovec arrays kept until completion");
     ofi.mr_local = (mr & FI_MR_LOCAL) != 0 || rmaib_config.ofi_mr_local;
     ofi.virt_addr = (mr & FI_MR_VIRT_ADDR) != 0;
     ofi.prov_key = (mr & FI_MR_PROV_KEY) != 0;
@@ -336,7 +350,7 @@ static int choose_progress(const struct fi_info *info, int *mailbox, int *unknow
         return fail("no 64-bit fetch-add and compare-swap");
     if (ofi.amo_only && rmaib_config.ofi_provider_atomics)
         return fail("no atomics of its own (RMAIB_OFI_ATOMICS=provider)");
-    ofi.manual = info->domain_attr->data_progress == FI_PROGRESS_MANUAL || ofi.amo_only;
+    ofi.manual = progress_manual(info->domain_attr->data_progress) || ofi.amo_only;
     ofi.thread = want_thread();
 
     /* The progress thread sleeps on tcp's sockets, where it can (sock_wait.c), and
