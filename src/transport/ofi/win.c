@@ -5,11 +5,11 @@
  *
  * A communicator's first window over the network exchanges every rank's hello
  * (endpoint name, keys, addresses), made within the node backend's last agreement,
- * and keeps the peers' address vector entries in the communicator's directory.  A later allocated or dynamic window with a serial
- * (w->serial), over a provider that lets rmaib choose keys and addresses regions by
- * offset, exchanges nothing: each rank's keys and mailbox number follow from the
- * serial and its regions start at 0 on the wire, so it sets up early
- * (rmaib_ofi_win_early) within the node backend's last agreement.
+ * and keeps the peers' address vector entries in the communicator's directory.  A
+ * later allocated or dynamic window with a serial (w->serial), over a provider that
+ * lets rmaib choose keys and addresses regions by offset, exchanges nothing: each
+ * rank's keys and mailbox number follow from the serial and its regions start at 0
+ * on the wire, so it sets up early (rmaib_ofi_win_early) within that agreement.
  */
 #include <stdlib.h>
 #include <string.h>
