@@ -300,19 +300,18 @@ static uint64_t provider_id(void)
 }
 
 /* Register what the peers reach, and say so in mine: the endpoint's name and the
- * keys, or in status why this rank cannot take part (o or the exchange's buffer
- * missing: out of memory).  Our keys are four in a row from key, the data's first
+ * keys, or in status why this rank cannot take part (o missing: out of memory).  Our keys are four in a row from key, the data's first
  * (taken whether or not it registers), so that peer.c keeps one column of them;
  * where every process made the same windows before, one value for all ranks.  wid:
  * the mailbox number wanted, or 0 for any. */
-static void win_hello(rmaib_win_t *w, ofi_win_t *o, int have_all, uint64_t key, uint32_t wid,
+static void win_hello(rmaib_win_t *w, ofi_win_t *o, uint64_t key, uint32_t wid,
                       ofi_hello_t *mine)
 {
     const uint64_t remote = FI_REMOTE_READ | FI_REMOTE_WRITE;
     memset(mine, 0, sizeof *mine);
     mine->data_key = key;
     mine->status = RMAIB_OK;
-    if (!have_all || !o)
+    if (!o)
         mine->status = RMAIB_ERR_NO_MEM;
     else if (!atomic_load(&ofi.up) || ofi.namelen > OFI_NAME_MAX)
         mine->status = RMAIB_ERR_TRANSPORT;
@@ -439,7 +438,7 @@ static int win_prepare(rmaib_win_t *w)
         return RMAIB_ERR_NO_MEM;
     }
     o->early_hellos = all;
-    win_hello(w, o, 1, atomic_fetch_add_explicit(&ofi.next_key, 4, memory_order_relaxed), 0,
+    win_hello(w, o, atomic_fetch_add_explicit(&ofi.next_key, 4, memory_order_relaxed), 0,
               &all[w->rank]);
     int rc = all[w->rank].status;
     if (rc != RMAIB_OK)
@@ -460,7 +459,7 @@ int rmaib_ofi_win_early(rmaib_win_t *w)
     const ofi_dir_t *d = *w->net_dir;
     ofi_win_t *o = win_alloc(w);
     ofi_hello_t mine;
-    win_hello(w, o, 1, 4 * w->serial, (uint32_t) w->serial, &mine);
+    win_hello(w, o, 4 * w->serial, (uint32_t) w->serial, &mine);
     int rc = mine.status;
     if (rc == RMAIB_OK && ofi.amo && !mine.box_wid)
         rc = RMAIB_ERR_NO_MEM;  /* (4096 windows with mailboxes at once) */
